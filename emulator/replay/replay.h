@@ -1,0 +1,2 @@
+// Offline impairment of pcap captures (see docs/guide/replay.md).
+#pragma once
