@@ -31,6 +31,10 @@ class StageOutput {
   virtual void drop(Packet&& p, DropCause cause) = 0;
   // The stage set CE on p (it stays in flight). Counted once per packet.
   virtual void marked(const Packet& p) = 0;
+  // The stage made a synthetic (cross-traffic) packet. Default: nothing to count.
+  virtual void injected(const Packet& /*p*/) {}
+  // The stage made `copy` as an extra copy of a real packet; it is emitted separately.
+  virtual void duplicated(const Packet& /*copy*/) {}
 };
 
 class Stage {

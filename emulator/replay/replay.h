@@ -1,2 +1,82 @@
-// Offline impairment of pcap captures (see docs/guide/replay.md).
+// Offline impairment of pcap captures (see docs/guide/replay.md):
+//   gradwall replay IN.pcap OUT.pcap --profile FILE [--direction a_to_b|b_to_a] [--seed S]
+//
+// Every record of IN (Ethernet only) enters one direction of the profile's engine at its
+// capture time, relative to the first record; every packet the engine delivers is written to
+// OUT at its release time (first record's time + release instant), with the engine's
+// modifications applied to its bytes: CE marks (apply_ce), bit errors (flip_bit), and
+// duplicate copies written again. Records are in release-time order, ties in delivery order.
+// Dropped packets are not written. Timestamps in OUT have nanosecond precision (a pcap with
+// the nanosecond magic), whatever the precision of IN.
+//
+// OUT is written to a temporary file next to it and renamed only when the whole capture was
+// replayed, so an error never leaves a partial OUT behind (an existing OUT stays as it was).
 #pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "core/time.h"
+#include "emulator/engine/engine.h"
+#include "emulator/engine/packet.h"
+#include "emulator/engine/spec.h"
+
+namespace gw {
+
+struct ReplayOptions {
+  std::string input;    // IN: a pcap (not pcapng) with link type Ethernet (DLT_EN10MB)
+  std::string output;   // OUT
+  std::string profile;  // profile file; read by replay(const ReplayOptions&)
+  Direction direction = Direction::kAToB;
+  std::optional<std::uint64_t> seed;  // overrides the profile's seed
+};
+
+// One-way delay (release - arrival) of the packets written, nearest-rank percentiles.
+struct DelayPercentiles {
+  std::uint64_t count = 0;  // 0: no packet written, every field below is 0
+  Duration min{0};
+  Duration p50{0};
+  Duration p90{0};
+  Duration p99{0};
+  Duration p999{0};
+  Duration max{0};
+  Duration mean{0};  // rounded down
+};
+
+struct ReplaySummary {
+  std::uint64_t packets_in = 0;       // records read from IN
+  std::uint64_t bytes_in = 0;         // their wire lengths (pcap `len`)
+  std::uint64_t delivered = 0;        // records written to OUT, duplicate copies included
+  std::uint64_t bytes_delivered = 0;  // their wire lengths
+  std::array<std::uint64_t, static_cast<std::size_t>(DropCause::kCount)> dropped{};  // per cause
+  std::uint64_t marked_ce = 0;   // written with CE set (the engine marked them)
+  std::uint64_t duplicated = 0;  // extra copies the engine made (each written or dropped)
+  std::uint64_t corrupted = 0;   // written with one bit flipped
+  std::uint64_t reordered = 0;   // written after a record that came later in IN (copies excluded)
+  DelayPercentiles delay;
+
+  // Records IN holds cut by its snapshot length (caplen < len): allowed; the engine sees the
+  // wire length, OUT gets the captured bytes and keeps `len`.
+  std::uint64_t snapshot_truncated = 0;
+  // Of the corrupted packets, those whose bit fell in the part a snapshot length cut off:
+  // counted as corrupted, but the bytes written are unchanged.
+  std::uint64_t corrupt_beyond_capture = 0;
+  // Records whose capture time is earlier than the record before (merged captures): they
+  // enter the engine at the time of the latest record so far, as time never goes back.
+  std::uint64_t input_time_went_back = 0;
+
+  std::uint64_t dropped_total() const;
+};
+
+// Replays o.input into o.output through direction o.direction of the profile in o.profile.
+// Throws InputError for a bad profile, an unreadable, non-Ethernet or truncated IN (naming
+// the file and the record: "in.pcap: record 12: truncated dump file; ..."), and
+// EnvironmentError when OUT cannot be written.
+ReplaySummary replay(const ReplayOptions& o);
+
+// The same with a profile already loaded (o.profile is not read).
+ReplaySummary replay(const Profile& profile, const ReplayOptions& o);
+
+}  // namespace gw

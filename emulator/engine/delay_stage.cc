@@ -1,0 +1,126 @@
+#include "emulator/engine/delay_stage.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "core/rate.h"  // u128
+#include "emulator/engine/distribution.h"
+
+namespace gw {
+
+std::int64_t netem_jitter_sample(std::uint32_t u, Duration jitter, const std::vector<std::int16_t>& table) {
+  const std::int64_t sigma = jitter.count();
+  if (sigma == 0) {
+    return 0;
+  }
+  if (!table.empty()) {
+    return netem_table_offset(sigma, table[u % table.size()]);
+  }
+  const std::uint64_t span = 2 * static_cast<std::uint64_t>(sigma);
+  const std::uint64_t r = span <= (std::uint64_t{1} << 32)
+                              ? u % span
+                              : static_cast<std::uint64_t>((static_cast<u128>(u) * span) >> 32);
+  return static_cast<std::int64_t>(r) - sigma;
+}
+
+DelayStage::Params DelayStage::params_from(const DelaySettings& s) {
+  Params p;
+  p.delay = std::max(s.delay, Duration{0});
+  p.jitter = std::max(s.jitter, Duration{0});
+  p.table = s.distribution.values;
+  p.policy = s.reorder_policy;
+  p.reorder_threshold = scaled_probability(s.reorder_p);
+  // tc q_netem.c: a reorder probability without a gap means gap 1; no probability, no reorder.
+  p.gap = p.reorder_threshold == 0 ? 0 : std::max<std::uint32_t>(s.reorder_gap, 1);
+  return p;
+}
+
+DelayStage::DelayStage(const DelaySettings& settings, std::uint64_t seed, const std::string& stream)
+    : params_(params_from(settings)), rng_(seed, stream) {
+  // init_crandom for each generator, in a fixed order so the stream is reproducible.
+  delay_cor_ = CorrelatedUniform(settings.correlation, rng_);
+  reorder_cor_ = CorrelatedUniform(settings.reorder_correlation, rng_);
+}
+
+void DelayStage::set_settings(const DelaySettings& settings) {
+  params_ = params_from(settings);
+  delay_cor_.set_correlation(settings.correlation);
+  reorder_cor_.set_correlation(settings.reorder_correlation);
+}
+
+// sch_netem.c netem_enqueue: `q->gap == 0 || q->counter < q->gap - 1 || q->reorder <
+// get_crandom(&q->reorder_cor)` delays the packet; otherwise it is sent at once. The draw
+// happens only when the first two tests fail, as C's short-circuit does.
+bool DelayStage::reorder_now() {
+  if (params_.policy != ReorderPolicy::kNetem || params_.gap == 0 || counter_ < params_.gap - 1) {
+    return false;
+  }
+  return chance(reorder_cor_.next(rng_), params_.reorder_threshold);
+}
+
+Instant DelayStage::time_to_send(Instant now) {
+  std::int64_t delay = params_.delay.count();
+  if (params_.jitter.count() != 0) {  // tabledist draws nothing when sigma == 0
+    delay += netem_jitter_sample(delay_cor_.next(rng_), params_.jitter, params_.table);
+  }
+  Instant at = now + Duration{std::max<std::int64_t>(delay, 0)};
+  if (params_.policy == ReorderPolicy::kPreserve) {
+    at = std::max(at, latest_);
+  }
+  return at;
+}
+
+void DelayStage::hold(Packet&& p, Instant at) {
+  std::uint32_t slot = 0;
+  if (free_slots_.empty()) {
+    slot = static_cast<std::uint32_t>(slots_.size());
+    slots_.push_back(std::move(p));
+  } else {
+    slot = free_slots_.back();
+    free_slots_.pop_back();
+    slots_[slot] = std::move(p);
+  }
+  held_bytes_ += slots_[slot].size_bytes;
+  heap_.push_back(Held{at, next_seq_++, slot});
+  std::push_heap(heap_.begin(), heap_.end(), later);
+}
+
+void DelayStage::push(Packet&& p, Instant now, StageOutput& out) {
+  if (reorder_now()) {
+    counter_ = 0;
+    p.time = now;
+    out.emit(std::move(p));
+    return;
+  }
+  const Instant at = time_to_send(now);
+  ++counter_;
+  latest_ = std::max(latest_, at);
+  // Zero delay and nothing held due first: it leaves now (the pipeline releases what is due
+  // before it pushes, so this only skips a round trip through the heap).
+  if (at == now && (heap_.empty() || heap_.front().at > now)) {
+    p.time = now;
+    ++next_seq_;
+    out.emit(std::move(p));
+    return;
+  }
+  hold(std::move(p), at);
+}
+
+Instant DelayStage::next_wakeup() const {
+  return heap_.empty() ? kNever : heap_.front().at;
+}
+
+void DelayStage::pull(Instant now, StageOutput& out) {
+  while (!heap_.empty() && heap_.front().at <= now) {
+    std::pop_heap(heap_.begin(), heap_.end(), later);
+    const Held h = heap_.back();
+    heap_.pop_back();
+    Packet p = std::move(slots_[h.slot]);
+    free_slots_.push_back(h.slot);
+    held_bytes_ -= p.size_bytes;
+    p.time = h.at;
+    out.emit(std::move(p));
+  }
+}
+
+}  // namespace gw

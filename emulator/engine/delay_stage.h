@@ -1,0 +1,108 @@
+// Propagation delay, jitter (uniform or table-distributed, optionally correlated) and netem's
+// gap-based reordering, as one stage.
+//
+// Sources: Linux net/sched/sch_netem.c (netem_enqueue, tabledist, get_crandom, tfifo_enqueue),
+// iproute2 tc/q_netem.c, tc-netem(8); REFERENCES.md §1.
+//
+// Per packet, at arrival `now` (netem_enqueue):
+//  1. Reorder (netem `reorder P [CORR] [gap N]`, ReorderPolicy::kNetem only): if gap > 0 and the
+//     counter of packets delayed since the last reordered one has reached gap - 1, draw from the
+//     reorder generator; with probability P the packet is sent at once (time_to_send = now,
+//     counter = 0) ahead of everything held. Otherwise it is delayed as below and counter++.
+//     As tc does, a reorder probability given without a gap means gap 1 (every packet is a
+//     candidate).
+//  2. Delay: time_to_send = now + delay + sample, where sample (tabledist) is, when jitter > 0,
+//       uniform:  (u % (2 * jitter)) - jitter, i.e. integer ns in [-jitter, jitter - 1]
+//       table:    netem_table_offset(jitter, table[u % size])  (= jitter * t / 8192, rounded)
+//     with u from the delay's correlated generator. A negative total delay is clamped to 0.
+//  3. Release in time_to_send order, ties in arrival order (netem's tfifo rbtree sends equal
+//     times first-in first-out), so jitter larger than the packet spacing reorders, as in the
+//     kernel. Under ReorderPolicy::kPreserve time_to_send is raised to the latest time_to_send
+//     already given, so packets never overtake each other and jitter turns into added delay;
+//     the explicit `reorder` is then NOT applied (no draws, no counter): it would contradict the
+//     policy, which exists to model paths that do not reorder.
+//
+// Deviations from the kernel, all outside what tc lets one configure exactly:
+//  - jitter is 64-bit ns; the kernel truncates it to s32 in tabledist and computes the uniform
+//    range in u32, so jitter >= 2^31 ns misbehaves there. Here, when 2 * jitter > 2^32 the
+//    uniform sample maps u by multiply-shift ((u * 2 jitter) >> 32) instead of modulo.
+//  - Probabilities compare u < p * 2^32 (correlated.h) instead of u <= rint(p * (2^32 - 1)).
+//  - The first `last` of each correlated generator comes from the stage's seeded stream, not
+//    from get_random_u32(), so runs are reproducible.
+//  - A packet with zero delay (after clamping) is emitted inside push() when nothing held is
+//    due at or before it; netem would queue it and send it at the next dequeue.
+//
+// Cost: O(log n) per packet in the number of held packets (a binary heap of small keys over a
+// slab of packets; packets themselves never move inside the heap).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/rng.h"
+#include "core/time.h"
+#include "emulator/engine/correlated.h"
+#include "emulator/engine/spec.h"
+#include "emulator/engine/stage.h"
+
+namespace gw {
+
+// The jitter sample netem's tabledist adds to the base delay for one draw `u`, in ns: 0 when
+// jitter is 0; uniform over [-jitter, jitter - 1] when `table` is empty; else the table entry
+// u % size scaled by jitter / 8192 with netem's rounding.
+std::int64_t netem_jitter_sample(std::uint32_t u, Duration jitter, const std::vector<std::int16_t>& table);
+
+class DelayStage final : public Stage {
+ public:
+  // `seed` is the profile seed and `stream` this stage's stream name (Rng).
+  DelayStage(const DelaySettings& settings, std::uint64_t seed, const std::string& stream);
+
+  // New settings (a phase change or a reload). Held packets keep their release times; the
+  // random stream, the correlation state and the reorder counter carry on.
+  void set_settings(const DelaySettings& settings);
+
+  void push(Packet&& p, Instant now, StageOutput& out) override;
+  Instant next_wakeup() const override;
+  void pull(Instant now, StageOutput& out) override;
+  std::uint64_t held_packets() const override { return heap_.size(); }
+  std::uint64_t held_bytes() const override { return held_bytes_; }
+  std::string name() const override { return "delay"; }
+
+ private:
+  // Settings converted to the integers the per-packet path uses.
+  struct Params {
+    Duration delay{0};
+    Duration jitter{0};
+    std::vector<std::int16_t> table;  // empty = uniform
+    ReorderPolicy policy = ReorderPolicy::kNetem;
+    std::uint64_t reorder_threshold = 0;  // scaled_probability(reorder_p)
+    std::uint32_t gap = 0;                // 0 = no reordering
+  };
+  struct Held {
+    Instant at;          // time_to_send
+    std::uint64_t seq;   // arrival order at this stage, breaks ties
+    std::uint32_t slot;  // index into slots_
+  };
+  // Heap order: the earliest (at, seq) on top.
+  static bool later(const Held& a, const Held& b) { return a.at != b.at ? a.at > b.at : a.seq > b.seq; }
+
+  static Params params_from(const DelaySettings& s);
+  bool reorder_now();
+  Instant time_to_send(Instant now);
+  void hold(Packet&& p, Instant at);
+
+  Params params_;
+  Rng rng_;
+  CorrelatedUniform delay_cor_;
+  CorrelatedUniform reorder_cor_;
+  std::uint32_t counter_ = 0;        // netem q->counter: packets delayed since the last reordered one
+  Instant latest_ = Instant::min();  // latest time_to_send handed out (kPreserve's floor)
+  std::uint64_t next_seq_ = 0;
+  std::vector<Held> heap_;
+  std::vector<Packet> slots_;
+  std::vector<std::uint32_t> free_slots_;
+  std::uint64_t held_bytes_ = 0;
+};
+
+}  // namespace gw

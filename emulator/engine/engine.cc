@@ -1,0 +1,221 @@
+#include "emulator/engine/engine.h"
+
+#include <algorithm>
+
+#include "emulator/engine/profile.h"
+
+namespace gw {
+namespace {
+
+bool any_prefix(const std::vector<Prefix>& ps, const IpAddress& a) {
+  return ps.empty() || std::any_of(ps.begin(), ps.end(), [&](const Prefix& p) { return prefix_contains(p, a); });
+}
+
+template <typename T>
+bool any_equal(const std::vector<T>& vs, T v) {
+  return vs.empty() || std::find(vs.begin(), vs.end(), v) != vs.end();
+}
+
+std::string stream_name(Direction d, const std::string& cls) {
+  return std::string(direction_name(d)) + (cls.empty() ? "" : "/class/" + cls);
+}
+
+}  // namespace
+
+const char* direction_name(Direction d) { return d == Direction::kAToB ? "a_to_b" : "b_to_a"; }
+
+const DirectionSpec& direction_of(const PhaseSpec& p, Direction d) {
+  return d == Direction::kAToB ? p.a_to_b : p.b_to_a;
+}
+const DirectionSpec& direction_of(const Profile& p, Direction d) {
+  return d == Direction::kAToB ? p.a_to_b : p.b_to_a;
+}
+const DirectionSpec& direction_of(const ClassSpec& c, Direction d) {
+  return d == Direction::kAToB ? c.a_to_b : c.b_to_a;
+}
+
+bool class_matches(const ClassMatch& m, const PacketHeaders& h) {
+  const bool needs_l3 = !m.src.empty() || !m.dst.empty() || m.protocol || m.dscp || m.ecn;
+  if (needs_l3 && !h.valid_l3) {
+    return false;
+  }
+  const bool needs_l4 = !m.src_ports.empty() || !m.dst_ports.empty();
+  if (needs_l4 && !h.valid_l4) {
+    return false;
+  }
+  if (!any_prefix(m.src, h.src) || !any_prefix(m.dst, h.dst)) {
+    return false;
+  }
+  if ((m.protocol && *m.protocol != h.protocol) || (m.dscp && *m.dscp != h.dscp) || (m.ecn && *m.ecn != h.ecn)) {
+    return false;
+  }
+  if (!any_equal(m.src_ports, h.src_port) || !any_equal(m.dst_ports, h.dst_port)) {
+    return false;
+  }
+  if (m.roce && *m.roce != h.roce) {
+    return false;
+  }
+  if ((!m.roce_opcodes.empty() || m.roce_dest_qp) && !h.roce) {
+    return false;
+  }
+  if (!any_equal(m.roce_opcodes, h.roce_opcode)) {
+    return false;
+  }
+  return !(m.roce_dest_qp && *m.roce_dest_qp != h.roce_dest_qp);
+}
+
+DirectionEngine::DirectionEngine(const Profile& profile, Direction dir)
+    : dir_(dir), seed_(profile.seed), phases_(profile.phases) {
+  default_ = std::make_unique<Pipeline>(direction_of(profile, dir), seed_, stream_name(dir, ""));
+  for (const ClassSpec& c : profile.classes) {
+    matches_.push_back(c.match);
+    names_.push_back(c.name);
+    class_pipelines_.push_back(std::make_unique<Pipeline>(direction_of(c, dir), seed_, stream_name(dir, c.name)));
+  }
+}
+
+void DirectionEngine::apply_phases_until(Instant now, PacketSink& sink) {
+  while (phase_ + 1 < static_cast<int>(phases_.size()) && kEpoch + phases_[phase_ + 1].at <= now) {
+    const PhaseSpec& next = phases_[phase_ + 1];
+    const Instant at = kEpoch + next.at;
+    // Everything due before the change happens under the old settings.
+    default_->advance(at - Duration{1}, sink);
+    default_->reconfigure(direction_of(next, dir_));
+    ++phase_;
+  }
+}
+
+void DirectionEngine::push(Packet&& p, Instant now, PacketSink& sink) {
+  apply_phases_until(now, sink);
+  for (std::size_t i = 0; i < matches_.size(); ++i) {
+    if (class_matches(matches_[i], p.headers)) {
+      class_pipelines_[i]->push(std::move(p), now, sink);
+      return;
+    }
+  }
+  default_->push(std::move(p), now, sink);
+}
+
+void DirectionEngine::advance(Instant now, PacketSink& sink) {
+  apply_phases_until(now, sink);
+  default_->advance(now, sink);
+  for (auto& c : class_pipelines_) {
+    c->advance(now, sink);
+  }
+  for (auto& r : retired_) {
+    r.pipeline->advance(now, sink);
+  }
+}
+
+Instant DirectionEngine::next_wakeup() const {
+  Instant t = default_->next_wakeup();
+  for (const auto& c : class_pipelines_) {
+    t = std::min(t, c->next_wakeup());
+  }
+  for (const auto& r : retired_) {
+    t = std::min(t, r.pipeline->next_wakeup());
+  }
+  // A phase change is only an event while something is in flight (an idle link has nothing
+  // to release); push() and advance() apply due phases first anyway.
+  if (phase_ + 1 < static_cast<int>(phases_.size()) && held_packets() > 0) {
+    t = std::min(t, kEpoch + phases_[phase_ + 1].at);
+  }
+  return t;
+}
+
+Instant DirectionEngine::drain(PacketSink& sink, Instant now) {
+  Instant last = now;
+  while (held_packets() > 0) {
+    const Instant t = next_wakeup();
+    if (t == kNever) {
+      break;
+    }
+    advance(t, sink);
+    last = t;
+  }
+  return last;
+}
+
+void DirectionEngine::reconfigure(const Profile& profile, Instant now) {
+  seed_ = profile.seed;
+  default_->reconfigure(direction_of(profile, dir_));
+  std::vector<std::unique_ptr<Pipeline>> kept;
+  for (const ClassSpec& c : profile.classes) {
+    const auto it = std::find(names_.begin(), names_.end(), c.name);
+    if (it != names_.end() && class_pipelines_[static_cast<std::size_t>(it - names_.begin())]) {
+      auto& pl = class_pipelines_[static_cast<std::size_t>(it - names_.begin())];
+      pl->reconfigure(direction_of(c, dir_));
+      kept.push_back(std::move(pl));
+    } else {
+      kept.push_back(std::make_unique<Pipeline>(direction_of(c, dir_), seed_, stream_name(dir_, c.name)));
+    }
+  }
+  // Classes that disappeared stop taking packets but release what they hold as it comes due.
+  for (auto& pl : class_pipelines_) {
+    if (pl && pl->held_packets() > 0) {
+      retired_.push_back({"retired", std::move(pl)});
+    }
+  }
+  class_pipelines_ = std::move(kept);
+  matches_.clear();
+  names_.clear();
+  for (const ClassSpec& c : profile.classes) {
+    matches_.push_back(c.match);
+    names_.push_back(c.name);
+  }
+  phases_ = profile.phases;
+  phase_ = -1;
+  while (phase_ + 1 < static_cast<int>(phases_.size()) && kEpoch + phases_[phase_ + 1].at <= now) {
+    ++phase_;
+  }
+  if (phase_ >= 0) {
+    default_->reconfigure(direction_of(phases_[static_cast<std::size_t>(phase_)], dir_));
+  }
+}
+
+std::vector<DirectionEngine::ClassView> DirectionEngine::classes() const {
+  std::vector<ClassView> out{{"default", default_.get()}};
+  for (std::size_t i = 0; i < names_.size(); ++i) {
+    out.push_back({names_[i], class_pipelines_[i].get()});
+  }
+  for (const auto& r : retired_) {
+    out.push_back({r.name, r.pipeline.get()});
+  }
+  return out;
+}
+
+PipelineCounters DirectionEngine::totals() const {
+  PipelineCounters t;
+  for (const auto& c : classes()) {
+    const PipelineCounters& k = c.pipeline->counters();
+    t.packets_in += k.packets_in;
+    t.bytes_in += k.bytes_in;
+    t.delivered += k.delivered;
+    t.bytes_delivered += k.bytes_delivered;
+    for (std::size_t i = 0; i < t.dropped.size(); ++i) {
+      t.dropped[i] += k.dropped[i];
+    }
+    t.duplicated += k.duplicated;
+    t.corrupted += k.corrupted;
+    t.marked_ce += k.marked_ce;
+    t.reordered += k.reordered;
+    t.synthetic_in += k.synthetic_in;
+    t.synthetic_dropped += k.synthetic_dropped;
+  }
+  return t;
+}
+
+std::uint64_t DirectionEngine::held_packets() const {
+  std::uint64_t n = 0;
+  for (const auto& c : classes()) {
+    n += c.pipeline->held_packets();
+  }
+  return n;
+}
+
+const std::string& DirectionEngine::phase_name() const {
+  static const std::string kBase = "base";
+  return phase_ < 0 ? kBase : phases_[static_cast<std::size_t>(phase_)].name;
+}
+
+}  // namespace gw

@@ -1,0 +1,68 @@
+// One direction of a profile, ready to take packets: the default pipeline, one pipeline per
+// traffic class (first matching class wins), and the profile's phases applied at their times.
+// This is what the DPDK data plane, pcap replay, `profile probe` and the simulator drive.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "emulator/engine/pipeline.h"
+#include "emulator/engine/spec.h"
+
+namespace gw {
+
+enum class Direction : std::uint8_t { kAToB, kBToA };
+
+const char* direction_name(Direction d);
+const DirectionSpec& direction_of(const PhaseSpec& p, Direction d);
+const DirectionSpec& direction_of(const Profile& p, Direction d);
+const DirectionSpec& direction_of(const ClassSpec& c, Direction d);
+
+bool class_matches(const ClassMatch& m, const PacketHeaders& h);
+
+class DirectionEngine {
+ public:
+  DirectionEngine(const Profile& profile, Direction dir);
+
+  void push(Packet&& p, Instant now, PacketSink& sink);
+  void advance(Instant now, PacketSink& sink);
+  Instant next_wakeup() const;
+  // Virtual time: run until nothing real is held; returns the last instant reached.
+  Instant drain(PacketSink& sink, Instant now);
+
+  // A new profile at run time (SIGHUP, control endpoint). Pipelines of classes that keep
+  // their name keep their packets in flight; phases restart from the new profile's list,
+  // skipping those already past.
+  void reconfigure(const Profile& profile, Instant now);
+
+  struct ClassView {
+    std::string name;  // "default" for the default pipeline
+    const Pipeline* pipeline;
+  };
+  std::vector<ClassView> classes() const;
+  PipelineCounters totals() const;
+  std::uint64_t held_packets() const;
+  // Phases applied so far (index of the one in force, -1 before the first).
+  int phase() const { return phase_; }
+  const std::string& phase_name() const;
+
+ private:
+  void apply_phases_until(Instant now, PacketSink& sink);
+
+  Direction dir_;
+  std::uint64_t seed_;
+  std::vector<PhaseSpec> phases_;
+  int phase_ = -1;
+  std::unique_ptr<Pipeline> default_;
+  std::vector<ClassMatch> matches_;
+  std::vector<std::string> names_;
+  std::vector<std::unique_ptr<Pipeline>> class_pipelines_;
+  struct Retired {
+    std::string name;
+    std::unique_ptr<Pipeline> pipeline;
+  };
+  std::vector<Retired> retired_;  // classes removed at run time, still releasing packets
+};
+
+}  // namespace gw

@@ -1,0 +1,70 @@
+// Incast at the receiving side: egress ports, one per destination address or prefix, that
+// share one packet buffer under Dynamic Threshold admission (Choudhury & Hahne, "Dynamic
+// Queue Length Thresholds for Shared-Memory Packet Switches", IEEE/ACM ToN 1998): a port may
+// queue at most alpha * (buffer - total occupancy), so many-to-one traffic overflows where a
+// shallow-buffer switch's port would. Synthetic incast bursts (N virtual senders each sending
+// S bytes toward one destination at once, once or periodically) collide with real traffic.
+// Packets toward no listed port pass straight through.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <vector>
+
+#include "emulator/engine/spec.h"
+#include "emulator/engine/stage.h"
+
+namespace gw {
+
+struct IncastPortStats {
+  std::uint64_t packets_out = 0;
+  std::uint64_t dropped = 0;
+  std::uint64_t max_queue_bytes = 0;
+};
+
+class IncastStage final : public Stage {
+ public:
+  IncastStage(const IncastSettings& s, std::uint64_t seed, const std::string& stream);
+
+  void set_settings(const IncastSettings& s);
+
+  void push(Packet&& p, Instant now, StageOutput& out) override;
+  Instant next_wakeup() const override;
+  void pull(Instant now, StageOutput& out) override;
+  std::uint64_t held_packets() const override;
+  std::uint64_t held_bytes() const override { return occupancy_; }
+  std::string name() const override { return "incast"; }
+
+  const std::vector<IncastPortStats>& port_stats() const { return stats_; }
+  std::uint64_t synthetic_bytes_in() const { return synthetic_bytes_in_; }
+
+ private:
+  struct Port {
+    std::deque<Packet> queue;
+    std::uint64_t bytes = 0;
+    bool busy = false;
+    Packet on_wire;
+    Instant wire_done = kNever;
+  };
+  struct BurstState {
+    Instant next_start = kNever;
+    std::uint64_t bytes_left_each = 0;  // per sender, of the burst in progress
+    Instant next_round = kNever;        // when each sender's next packet arrives
+  };
+
+  int port_of(const IpAddress& dst) const;
+  void admit(Packet&& p, std::size_t port, Instant now, StageOutput& out);
+  void start(std::size_t port, Instant now);
+  void inject(std::size_t burst, Instant now, StageOutput& out);
+  Instant first_start(const IncastBurstSettings& b, Instant after) const;
+
+  IncastSettings s_;
+  std::vector<Port> ports_;
+  std::vector<BurstState> bursts_;
+  std::vector<IncastPortStats> stats_;
+  std::uint64_t occupancy_ = 0;  // bytes queued over all ports (excluding those on the wire)
+  std::uint64_t synthetic_bytes_in_ = 0;
+};
+
+}  // namespace gw

@@ -1,0 +1,93 @@
+#include "emulator/engine/loss_stage.h"
+
+namespace gw {
+
+LossStage::LossStage(const LossSettings& s, std::uint64_t seed, const std::string& stream)
+    : s_(s), rng_(seed, stream), cor_(s.correlation, rng_) {}
+
+void LossStage::set_settings(const LossSettings& s) {
+  if (s.model != s_.model) {
+    state_ = State::kGapTx;
+    ge_bad_ = false;
+  }
+  s_ = s;
+  cor_.set_correlation(s.correlation);
+}
+
+bool LossStage::lose_4state() {
+  const double u = rng_.uniform();
+  switch (state_) {
+    case State::kGapTx:
+      if (u < s_.p14) {
+        state_ = State::kIsolatedLoss;
+        return true;
+      }
+      if (u < s_.p13 + s_.p14) {
+        state_ = State::kBurstLoss;
+        return true;
+      }
+      return false;
+    case State::kBurstTx:
+      if (u < s_.p23) {
+        state_ = State::kBurstLoss;
+        return true;
+      }
+      return false;
+    case State::kBurstLoss:
+      if (u < s_.p32) {
+        state_ = State::kBurstTx;
+        return false;
+      }
+      if (u < s_.p31 + s_.p32) {
+        state_ = State::kGapTx;
+        return false;
+      }
+      return true;
+    case State::kIsolatedLoss:
+      state_ = State::kGapTx;
+      return false;
+  }
+  return false;
+}
+
+bool LossStage::lose_gemodel() {
+  const bool was_bad = ge_bad_;
+  const double u = rng_.uniform();
+  if (!was_bad && u < s_.ge_p) {
+    ge_bad_ = true;
+  } else if (was_bad && u < s_.ge_r) {
+    ge_bad_ = false;
+  }
+  return rng_.uniform() < (was_bad ? s_.ge_1_h : s_.ge_1_k);
+}
+
+bool LossStage::lose_next() {
+  switch (s_.model) {
+    case LossModel::kRandom:
+      return cor_.chance(s_.p, rng_);
+    case LossModel::kState:
+      return lose_4state();
+    case LossModel::kGemodel:
+      return lose_gemodel();
+  }
+  return false;
+}
+
+void LossStage::push(Packet&& p, Instant /*now*/, StageOutput& out) {
+  if (!lose_next()) {
+    out.emit(std::move(p));
+    return;
+  }
+  if (s_.ecn && ecn_capable(p.headers.ecn)) {
+    if (p.headers.ecn != Ecn::kCe) {
+      p.headers.ecn = Ecn::kCe;
+      p.ce_marked = true;
+      out.marked(p);
+    }
+    out.emit(std::move(p));
+    return;
+  }
+  out.drop(std::move(p), DropCause::kLoss);
+}
+
+}  // namespace gw

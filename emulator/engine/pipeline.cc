@@ -1,0 +1,213 @@
+#include "emulator/engine/pipeline.h"
+
+#include <utility>
+
+#include "emulator/engine/corrupt_stage.h"
+#include "emulator/engine/delay_stage.h"
+#include "emulator/engine/duplicate_stage.h"
+#include "emulator/engine/incast_stage.h"
+#include "emulator/engine/loss_stage.h"
+#include "emulator/engine/slot_stage.h"
+
+namespace gw {
+namespace {
+
+// Stage order (see pipeline.h): what a packet meets first comes first.
+enum Index : std::size_t { kLossIdx, kDuplicateIdx, kCorruptIdx, kQueueIdx, kDelayIdx, kIncastIdx, kSlotIdx, kStages };
+
+}  // namespace
+
+std::uint64_t PipelineCounters::dropped_total() const {
+  std::uint64_t n = 0;
+  for (const auto d : dropped) {
+    n += d;
+  }
+  return n;
+}
+
+// What stage `from` sees as "the rest of the pipeline".
+class Pipeline::Output final : public StageOutput {
+ public:
+  Output(Pipeline& pl, std::size_t from, PacketSink& sink) : pl_(pl), from_(from), sink_(sink) {}
+
+  void emit(Packet&& p) override { pl_.forward(std::move(p), from_, sink_); }
+
+  void drop(Packet&& p, DropCause cause) override {
+    if (p.synthetic) {
+      ++pl_.counters_.synthetic_dropped;
+      return;
+    }
+    ++pl_.counters_.dropped[static_cast<std::size_t>(cause)];
+    --pl_.held_real_;
+    sink_.dropped(std::move(p), cause);
+  }
+
+  void marked(const Packet& /*p*/) override {}
+  void injected(const Packet& /*p*/) override { ++pl_.counters_.synthetic_in; }
+  void duplicated(const Packet& /*copy*/) override {
+    ++pl_.counters_.duplicated;
+    ++pl_.held_real_;
+  }
+
+ private:
+  Pipeline& pl_;
+  std::size_t from_;
+  PacketSink& sink_;
+};
+
+Pipeline::Pipeline(const DirectionSpec& spec, std::uint64_t seed, const std::string& stream_prefix)
+    : limit_packets_(spec.limit_packets) {
+  const std::string pre = stream_prefix + "/";
+  auto loss = std::make_unique<LossStage>(spec.loss.value_or(LossSettings{}), seed, pre + "loss");
+  auto dup = std::make_unique<DuplicateStage>(spec.duplicate.value_or(ChanceSettings{}), seed, pre + "duplicate");
+  auto cor = std::make_unique<CorruptStage>(spec.corrupt.value_or(ChanceSettings{}), seed, pre + "corrupt");
+  auto queue = std::make_unique<QueueStage>(spec.rate.value_or(RateSettings{}), spec.queue.value_or(QueueSettings{}),
+                                            seed, pre + "queue");
+  auto delay = std::make_unique<DelayStage>(spec.delay.value_or(DelaySettings{}), seed, pre + "delay");
+  auto incast = std::make_unique<IncastStage>(spec.incast.value_or(IncastSettings{}), seed, pre + "incast");
+  auto slot = std::make_unique<SlotStage>(spec.slot.value_or(SlotSettings{}), seed, pre + "slot");
+  loss_ = loss.get();
+  duplicate_ = dup.get();
+  corrupt_ = cor.get();
+  queue_ = queue.get();
+  delay_ = delay.get();
+  incast_ = incast.get();
+  slot_ = slot.get();
+  stages_.push_back(std::move(loss));
+  stages_.push_back(std::move(dup));
+  stages_.push_back(std::move(cor));
+  stages_.push_back(std::move(queue));
+  stages_.push_back(std::move(delay));
+  stages_.push_back(std::move(incast));
+  stages_.push_back(std::move(slot));
+  set_active(spec);
+}
+
+Pipeline::~Pipeline() = default;
+
+void Pipeline::set_active(const DirectionSpec& spec) {
+  active_.assign(kStages, false);
+  active_[kLossIdx] = spec.loss.has_value();
+  active_[kDuplicateIdx] = spec.duplicate.has_value();
+  active_[kCorruptIdx] = spec.corrupt.has_value();
+  active_[kQueueIdx] = spec.rate.has_value() || spec.queue.has_value();
+  active_[kDelayIdx] = spec.delay.has_value();
+  active_[kIncastIdx] = spec.incast.has_value();
+  active_[kSlotIdx] = spec.slot.has_value();
+}
+
+void Pipeline::reconfigure(const DirectionSpec& spec) {
+  limit_packets_ = spec.limit_packets;
+  loss_->set_settings(spec.loss.value_or(LossSettings{}));
+  duplicate_->set_settings(spec.duplicate.value_or(ChanceSettings{}));
+  corrupt_->set_settings(spec.corrupt.value_or(ChanceSettings{}));
+  queue_->set_settings(spec.rate.value_or(RateSettings{}), spec.queue.value_or(QueueSettings{}));
+  delay_->set_settings(spec.delay.value_or(DelaySettings{}));
+  incast_->set_settings(spec.incast.value_or(IncastSettings{}));
+  slot_->set_settings(spec.slot.value_or(SlotSettings{}));
+  set_active(spec);
+}
+
+void Pipeline::forward(Packet&& p, std::size_t from, PacketSink& sink) {
+  for (std::size_t j = from + 1; j < stages_.size(); ++j) {
+    // An inactive stage is skipped; one switched off by a phase keeps releasing what it holds.
+    if (active_[j]) {
+      Output out(*this, j, sink);
+      const Instant t = p.time;
+      stages_[j]->push(std::move(p), t, out);
+      return;
+    }
+  }
+  if (p.synthetic) {
+    return;
+  }
+  --held_real_;
+  ++counters_.delivered;
+  counters_.bytes_delivered += p.size_bytes;
+  counters_.marked_ce += p.ce_marked ? 1 : 0;
+  counters_.corrupted += p.corrupt_bit != kNoCorruption ? 1 : 0;
+  if (!p.duplicate) {
+    if (any_delivered_ && p.id < max_delivered_id_) {
+      ++counters_.reordered;
+    } else {
+      max_delivered_id_ = p.id;
+      any_delivered_ = true;
+    }
+  }
+  sink.deliver(std::move(p));
+}
+
+Instant Pipeline::next_wakeup() const {
+  Instant t = kNever;
+  for (const auto& s : stages_) {
+    t = std::min(t, s->next_wakeup());
+  }
+  return t;
+}
+
+void Pipeline::run_until(Instant now, PacketSink& sink) {
+  for (;;) {
+    // The earliest wakeup; on a tie the most downstream stage goes first, so what is already
+    // further along leaves before what follows it at the same instant.
+    Instant t = kNever;
+    std::size_t which = 0;
+    for (std::size_t i = 0; i < stages_.size(); ++i) {
+      const Instant w = stages_[i]->next_wakeup();
+      if (w <= t) {
+        t = w;
+        which = i;
+      }
+    }
+    if (t == kNever || t > now) {
+      return;
+    }
+    Output out(*this, which, sink);
+    stages_[which]->pull(t, out);
+  }
+}
+
+void Pipeline::advance(Instant now, PacketSink& sink) { run_until(now, sink); }
+
+void Pipeline::push(Packet&& p, Instant now, PacketSink& sink) {
+  run_until(now, sink);
+  p.id = next_id_++;
+  p.arrival = now;
+  p.time = now;
+  ++counters_.packets_in;
+  counters_.bytes_in += p.size_bytes;
+  ++held_real_;
+  if (limit_packets_ && held_real_ > *limit_packets_) {
+    ++counters_.dropped[static_cast<std::size_t>(DropCause::kLimit)];
+    --held_real_;
+    sink.dropped(std::move(p), DropCause::kLimit);
+    return;
+  }
+  // Enter as if emitted by a stage before the first.
+  for (std::size_t j = 0; j < stages_.size(); ++j) {
+    if (active_[j]) {
+      Output out(*this, j, sink);
+      stages_[j]->push(std::move(p), now, out);
+      return;
+    }
+  }
+  forward(std::move(p), stages_.size(), sink);
+}
+
+Instant Pipeline::drain(PacketSink& sink, Instant now) {
+  Instant last = now;
+  while (held_real_ > 0) {
+    const Instant t = next_wakeup();
+    if (t == kNever) {
+      break;
+    }
+    run_until(t, sink);
+    last = t;
+  }
+  return last;
+}
+
+std::uint64_t Pipeline::held_packets() const { return held_real_; }
+
+std::uint64_t Pipeline::queue_bytes() const { return queue_->queue_bytes(); }
+
+}  // namespace gw

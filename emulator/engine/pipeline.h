@@ -1,0 +1,110 @@
+// A direction's impairment pipeline: a chain of stages in a fixed order
+//   loss -> duplicate -> corrupt -> queue (rate, AQM, microbursts, INT) -> delay (propagation,
+//   jitter, reorder) -> incast egress ports -> slot
+// and the small event loop that moves packets between them in time order, so the result does
+// not depend on how often the owner calls in (every packet, every DPDK burst, or only at the
+// pipeline's wakeups in virtual time).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/time.h"
+#include "emulator/engine/packet.h"
+#include "emulator/engine/queue_stage.h"
+#include "emulator/engine/spec.h"
+#include "emulator/engine/stage.h"
+
+namespace gw {
+
+class LossStage;
+class DuplicateStage;
+class CorruptStage;
+class DelayStage;
+class IncastStage;
+class SlotStage;
+
+// Where packets leave the pipeline. The owner forwards (applying p.ce_marked, p.corrupt_bit,
+// copying for p.duplicate) or frees its buffer.
+class PacketSink {
+ public:
+  virtual ~PacketSink() = default;
+  // p leaves at p.time (>= the `now` of the call that released it is not guaranteed: in live
+  // mode the owner may call late; p.time is the intended release instant).
+  virtual void deliver(Packet&& p) = 0;
+  virtual void dropped(Packet&& p, DropCause cause) = 0;
+};
+
+struct PipelineCounters {
+  std::uint64_t packets_in = 0;
+  std::uint64_t bytes_in = 0;
+  std::uint64_t delivered = 0;
+  std::uint64_t bytes_delivered = 0;
+  std::array<std::uint64_t, static_cast<std::size_t>(DropCause::kCount)> dropped{};
+  std::uint64_t duplicated = 0;    // extra copies made (each is also delivered or dropped)
+  std::uint64_t corrupted = 0;
+  std::uint64_t marked_ce = 0;
+  std::uint64_t reordered = 0;     // delivered after a packet that entered later
+  std::uint64_t synthetic_in = 0;  // cross traffic made inside (microbursts, incast bursts)
+  std::uint64_t synthetic_dropped = 0;
+
+  std::uint64_t dropped_total() const;
+};
+
+class Pipeline {
+ public:
+  // `seed` is the profile seed; each stage derives its own stream from it and `stream_prefix`
+  // (e.g. "a_to_b" or "a_to_b/class/roce-data") plus its name.
+  Pipeline(const DirectionSpec& spec, std::uint64_t seed, const std::string& stream_prefix);
+  ~Pipeline();
+  Pipeline(const Pipeline&) = delete;
+  Pipeline& operator=(const Pipeline&) = delete;
+
+  // Releases everything due up to `now`, then takes p (arriving at `now`).
+  void push(Packet&& p, Instant now, PacketSink& sink);
+  // Releases everything due up to and including `now`.
+  void advance(Instant now, PacketSink& sink);
+  // The next instant at which advance() would do something; kNever when idle.
+  Instant next_wakeup() const;
+  // Virtual time only: advance until nothing real is held. Returns the last release instant.
+  Instant drain(PacketSink& sink, Instant now);
+
+  // Apply new settings (a phase, or a profile reloaded at run time) without losing packets
+  // in flight: stages keep their queues and random streams.
+  void reconfigure(const DirectionSpec& spec);
+
+  const PipelineCounters& counters() const { return counters_; }
+  std::uint64_t held_packets() const;  // real packets inside (excludes synthetic)
+  std::uint64_t queue_bytes() const;   // bytes in the bottleneck queue, if any
+  const QueueStage* queue() const { return queue_; }
+
+ private:
+  class Output;
+  void run_until(Instant now, PacketSink& sink);
+  void forward(Packet&& p, std::size_t from, PacketSink& sink);
+  void set_active(const DirectionSpec& spec);
+
+  // Every stage kind exists from the start (so a phase can switch one on); only the active
+  // ones, and inactive ones that still hold packets, take part.
+  std::vector<std::unique_ptr<Stage>> stages_;
+  std::vector<bool> active_;
+  QueueStage* queue_ = nullptr;
+  LossStage* loss_ = nullptr;
+  DuplicateStage* duplicate_ = nullptr;
+  CorruptStage* corrupt_ = nullptr;
+  DelayStage* delay_ = nullptr;
+  IncastStage* incast_ = nullptr;
+  SlotStage* slot_ = nullptr;
+  PipelineCounters counters_;
+  std::uint64_t next_id_ = 0;
+  std::uint64_t max_delivered_id_ = 0;
+  bool any_delivered_ = false;
+  std::uint64_t held_real_ = 0;
+  std::optional<std::uint64_t> limit_packets_;
+};
+
+}  // namespace gw

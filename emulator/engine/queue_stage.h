@@ -1,0 +1,100 @@
+// The bottleneck: a queue drained at a rate (netem `rate` with per-packet overhead and cells,
+// a rate trace, or Mahimahi delivery opportunities), with limits in packets, bytes and sojourn
+// time, an AQM deciding pass / mark / drop, cross-traffic microbursts injected into the same
+// queue, and INT stamping of what leaves.
+//
+// Service model: one packet is on the wire at a time; it leaves when its last bit is sent
+// (start + (len + overhead) * 8 / rate, rounded up to cells when cell_bytes is set, as
+// netem's packet_time_ns). Queue occupancy excludes the packet on the wire, as in Linux
+// qdiscs. With a rate trace the rate in force when a transmission starts applies to all of it.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/rng.h"
+#include "emulator/engine/aqm/aqm.h"
+#include "emulator/engine/spec.h"
+#include "emulator/engine/stage.h"
+
+namespace gw {
+
+struct QueueStats {
+  std::uint64_t cross_packets_in = 0;  // synthetic microburst packets injected
+  std::uint64_t cross_bytes_in = 0;
+  std::uint64_t cross_dropped = 0;
+  std::uint64_t max_queue_bytes = 0;
+};
+
+class QueueStage final : public Stage {
+ public:
+  QueueStage(const RateSettings& rate, const QueueSettings& queue, std::uint64_t seed, std::string stream);
+  ~QueueStage() override;
+
+  // New settings without losing queued packets. The AQM is rebuilt only if its settings changed.
+  void set_settings(const RateSettings& rate, const QueueSettings& queue);
+
+  void push(Packet&& p, Instant now, StageOutput& out) override;
+  Instant next_wakeup() const override;
+  void pull(Instant now, StageOutput& out) override;
+  std::uint64_t held_packets() const override;
+  std::uint64_t held_bytes() const override;
+  std::string name() const override { return "queue"; }
+
+  std::uint64_t queue_bytes() const { return bytes_total_; }
+  const QueueStats& stats() const { return stats_; }
+  BitRate rate_at(Instant now) const;
+
+ private:
+  struct Queued {
+    Packet packet;
+    Instant enqueued;
+  };
+  struct Burst {  // running state of one microburst source
+    MicroburstSettings settings;
+    Rng rng;
+    Instant next_start;
+    std::uint64_t bytes_left = 0;  // of the burst in progress
+    Instant next_packet = kNever;
+  };
+
+  void enqueue(Packet&& p, Instant now, StageOutput& out);
+  void start_service(Instant now, StageOutput& out);
+  void finish_service(StageOutput& out);
+  void serve_opportunity(Instant now, StageOutput& out);
+  void inject_cross_traffic(Instant now, StageOutput& out);
+  void leave(Queued&& q, Instant departure, StageOutput& out);
+  QueueView view(Instant now) const;
+  Duration transmit_time(std::uint32_t size_bytes, Instant now) const;
+  Instant next_opportunity(Instant after) const;
+  Instant next_cross_event() const;
+  void schedule_next_burst(Burst& b, Instant after);
+
+  RateSettings rate_;
+  QueueSettings queue_;
+  std::uint64_t seed_;
+  std::string stream_;
+  std::unique_ptr<Aqm> aqm_;
+
+  std::deque<Queued> sub_[QueueView::kMaxQueues];
+  std::uint64_t bytes_[QueueView::kMaxQueues] = {};
+  std::uint64_t bytes_total_ = 0;
+  std::uint64_t packets_total_ = 0;
+
+  std::optional<Queued> on_wire_;
+  Instant wire_done_ = kNever;
+  std::uint32_t opportunity_left_ = 0;  // Mahimahi: bytes still owed to the head packet
+  Instant next_opportunity_ = kNever;
+
+  std::vector<Burst> bursts_;
+  std::uint64_t tx_bytes_ = 0;
+  double utilization_ = 0;
+  Instant last_departure_{};
+  QueueStats stats_;
+};
+
+}  // namespace gw

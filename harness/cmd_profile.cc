@@ -1,0 +1,133 @@
+// gradwall profile validate | probe
+#include <boost/program_options.hpp>
+#include <filesystem>
+#include <iostream>
+
+#include "core/errors.h"
+#include "core/json_reader.h"
+#include "core/paths.h"
+#include "core/units.h"
+#include "emulator/engine/profile.h"
+#include "harness/cli.h"
+#include "harness/commands.h"
+#include "harness/probe.h"
+
+namespace gw {
+namespace po = boost::program_options;
+
+namespace {
+
+po::variables_map parse(const Args& args, const po::options_description& opts,
+                        const po::positional_options_description& pos) {
+  po::variables_map vm;
+  po::store(po::command_line_parser(args).options(opts).positional(pos).run(), vm);
+  po::notify(vm);
+  return vm;
+}
+
+}  // namespace
+
+std::string default_profile_path() {
+  for (const auto& dir : data_search_dirs("wan")) {
+    const std::string f = dir + "/cross-continent.json";
+    if (std::filesystem::exists(f)) {
+      return f;
+    }
+  }
+  throw EnvironmentError("the default profile wan/cross-continent.json was not found (searched the data folders; set GRADWALL_DATA_DIR)");
+}
+
+int cmd_profile_validate(const Args& args) {
+  po::options_description opts("gradwall profile validate FILE...\n\nValidates profiles; each error names the file, the JSON path and the reason.\nOptions");
+  opts.add_options()("help,h", "this help")("file", po::value<std::vector<std::string>>()->composing(), "files");
+  po::positional_options_description pos;
+  pos.add("file", -1);
+  const auto vm = parse(args, opts, pos);
+  if (vm.count("help") || !vm.count("file")) {
+    std::cout << opts << "\n";
+    return vm.count("help") ? kExitOk : kExitBadInput;
+  }
+  int rc = kExitOk;
+  for (const auto& f : vm["file"].as<std::vector<std::string>>()) {
+    try {
+      const Profile p = load_profile(f);
+      std::cout << f << ": ok (profile \"" << p.name << "\", " << p.classes.size() << " classes, "
+                << p.phases.size() << " phases)\n";
+    } catch (const InputError& e) {
+      std::cerr << e.what() << "\n";
+      rc = kExitBadInput;
+    }
+  }
+  return rc;
+}
+
+int cmd_profile_probe(const Args& args) {
+  po::options_description opts(
+      "gradwall profile probe [FILE] [options]\n\n"
+      "Pushes synthetic constant-rate traffic through one direction of a profile in virtual\n"
+      "time and prints what happened. FILE defaults to the shipped default WAN profile.\nOptions");
+  std::string rate = "100Mbit";
+  std::string ecn = "none";
+  std::string direction = "a_to_b";
+  ProbeOptions o;
+  opts.add_options()("help,h", "this help")
+      ("packets", po::value<std::uint64_t>(&o.packets)->default_value(o.packets), "packets to send")
+      ("size", po::value<std::uint32_t>(&o.size_bytes)->default_value(o.size_bytes), "frame size in bytes")
+      ("rate", po::value<std::string>(&rate)->default_value(rate), "offered load, tc units (100Mbit, 10Gbit)")
+      ("flows", po::value<std::uint32_t>(&o.flows)->default_value(o.flows), "flows (distinct UDP source ports)")
+      ("ecn", po::value<std::string>(&ecn)->default_value(ecn), "ECN codepoint of the traffic: none, ect0, ect1")
+      ("seed", po::value<std::uint64_t>(), "random seed (overrides the profile's)")
+      ("direction", po::value<std::string>(&direction)->default_value(direction), "a_to_b or b_to_a")
+      ("json", "print JSON instead of a table")
+      ("file", po::value<std::string>(), "profile");
+  po::positional_options_description pos;
+  pos.add("file", 1);
+  const auto vm = parse(args, opts, pos);
+  if (vm.count("help")) {
+    std::cout << opts << "\n";
+    return kExitOk;
+  }
+  const auto r = parse_rate(rate);
+  if (!r || r->bps == 0) {
+    throw InputError("--rate", "", "\"" + rate + "\" is not a rate (e.g. 100Mbit, 10Gbit)");
+  }
+  o.rate = *r;
+  if (ecn == "none") {
+    o.ecn = Ecn::kNotEct;
+  } else if (ecn == "ect0") {
+    o.ecn = Ecn::kEct0;
+  } else if (ecn == "ect1") {
+    o.ecn = Ecn::kEct1;
+  } else {
+    throw InputError("--ecn", "", "must be none, ect0 or ect1, got \"" + ecn + "\"");
+  }
+  if (direction != "a_to_b" && direction != "b_to_a") {
+    throw InputError("--direction", "", "must be a_to_b or b_to_a, got \"" + direction + "\"");
+  }
+  o.direction = direction == "a_to_b" ? Direction::kAToB : Direction::kBToA;
+  if (o.flows == 0 || o.size_bytes < 64 || o.size_bytes > 65535) {
+    throw InputError("--flows/--size", "", "need at least one flow and a size in [64, 65535] bytes");
+  }
+  if (vm.count("seed")) {
+    o.seed = vm["seed"].as<std::uint64_t>();
+  }
+  const std::string file = vm.count("file") ? vm["file"].as<std::string>() : default_profile_path();
+  const Profile profile = load_profile(file);
+  const ImpairmentSummary s = run_probe(profile, o);
+  if (vm.count("json")) {
+    nlohmann::json j = to_json(s);
+    j["profile"] = profile.name;
+    j["direction"] = direction;
+    j["seed"] = o.seed.value_or(profile.seed);
+    std::cout << j.dump(2) << "\n";
+  } else {
+    std::cout << "profile " << profile.name << " (" << file << "), " << direction << ", seed "
+              << o.seed.value_or(profile.seed) << "\n"
+              << "offered " << o.packets << " x " << o.size_bytes << " B at " << rate << " in " << o.flows
+              << " flow(s)\n\n"
+              << to_table(s);
+  }
+  return accounting_error(s).empty() ? kExitOk : kExitCheckFailed;
+}
+
+}  // namespace gw

@@ -1,0 +1,23 @@
+// One function per `gradwall` command. Each takes the arguments after the command words and
+// returns the exit code; errors of the user's input are thrown as InputError and turned into
+// exit code 2 by cli_main.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace gw {
+
+using Args = std::vector<std::string>;
+
+int cmd_profile_validate(const Args& args);
+int cmd_profile_from_netem(const Args& args);
+int cmd_profile_to_netem(const Args& args);
+int cmd_profile_probe(const Args& args);
+int cmd_replay(const Args& args);
+
+// Where the default profile lives (profiles/wan/cross-continent.json), found the same way as
+// the distribution tables (data_search_dirs).
+std::string default_profile_path();
+
+}  // namespace gw
