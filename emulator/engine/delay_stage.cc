@@ -99,7 +99,6 @@ void DelayStage::push(Packet&& p, Instant now, StageOutput& out) {
   // before it pushes, so this only skips a round trip through the heap).
   if (at == now && (heap_.empty() || heap_.front().at > now)) {
     p.time = now;
-    ++next_seq_;
     out.emit(std::move(p));
     return;
   }

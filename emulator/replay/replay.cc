@@ -172,7 +172,10 @@ class ReplaySink final : public PacketSink {
       throw std::logic_error("replay: a packet was released at " + std::to_string(ns_of(p.time)) +
                              " ns, before the engine's time " + std::to_string(watermark_ns_) + " ns");
     }
-    OutRecord r{ns_of(p.time), seq_++, it->second.wire_len, it->second.bytes};
+    Frame& f = it->second;
+    // The last packet made from this frame takes its bytes; earlier ones (an original whose
+    // copy is still in flight, or the reverse) take a copy.
+    OutRecord r{ns_of(p.time), seq_++, f.wire_len, f.refs == 1 ? std::move(f.bytes) : f.bytes};
     // Marks before bit errors: the output is the marked frame with one bit flipped, as a bit
     // error on the wire after the last hop would leave it.
     if (p.ce_marked) {
@@ -325,12 +328,11 @@ ReplaySummary replay(const Profile& profile, const ReplayOptions& o) {
     s.bytes_in += wire_len;
 
     const std::span<const std::uint8_t> frame(data, h->caplen);
-    Packet pkt = packet_from_frame(frame, index, arrival, wire_len);
     sink.store(index, frame, wire_len);
     // Release what is due in every class pipeline before this packet joins one of them.
     engine.advance(arrival, sink);
     const std::uint64_t copies_before = engine.totals().duplicated;
-    engine.push(std::move(pkt), arrival, sink);
+    engine.push(packet_from_frame(frame, index, arrival, wire_len), arrival, sink);
     sink.unpin(index, engine.totals().duplicated - copies_before);
     sink.flush_until(arrival, first_ns, out);
   }

@@ -24,7 +24,7 @@ AqmVerdict CodelAqm::on_dequeue(const Packet& p, Duration sojourn, const QueueVi
         return AqmVerdict::kPass;
       }
       drop_next_ = control_law(drop_next_);
-      return drop_if_due(p, q, now);
+      return drop_if_due(p, now);
     case Resume::kNone:
       break;
   }
@@ -34,9 +34,9 @@ AqmVerdict CodelAqm::on_dequeue(const Packet& p, Duration sojourn, const QueueVi
       dropping_ = false;  // sojourn went below target: leave the dropping state
       return AqmVerdict::kPass;
     }
-    return drop_if_due(p, q, now);
+    return drop_if_due(p, now);
   }
-  return ok ? enter_dropping(p, q, now) : AqmVerdict::kPass;
+  return ok ? enter_dropping(p, now) : AqmVerdict::kPass;
 }
 
 bool CodelAqm::ok_to_drop(Duration sojourn, const QueueView& q, Instant now) {
@@ -52,7 +52,7 @@ bool CodelAqm::ok_to_drop(Duration sojourn, const QueueView& q, Instant now) {
   return now >= *first_above_time_;
 }
 
-AqmVerdict CodelAqm::enter_dropping(const Packet& p, const QueueView& q, Instant now) {
+AqmVerdict CodelAqm::enter_dropping(const Packet& p, Instant now) {
   dropping_ = true;
   // RFC 8289 §5 dequeue(), the Linux rule it adopts: re-entering soon after the last episode
   // resumes at the drop rate that controlled the queue then.
@@ -66,10 +66,10 @@ AqmVerdict CodelAqm::enter_dropping(const Packet& p, const QueueView& q, Instant
   if (s_.ecn && ecn_capable(p.headers.ecn)) {
     return AqmVerdict::kMark;
   }
-  return drop(q, now, Resume::kAfterEntryDrop);
+  return drop(now, Resume::kAfterEntryDrop);
 }
 
-AqmVerdict CodelAqm::drop_if_due(const Packet& p, const QueueView& q, Instant now) {
+AqmVerdict CodelAqm::drop_if_due(const Packet& p, Instant now) {
   // The body of the RFC's `while (now >= drop_next_ && dropping_)`.
   if (now < drop_next_) {
     return AqmVerdict::kPass;
@@ -79,21 +79,14 @@ AqmVerdict CodelAqm::drop_if_due(const Packet& p, const QueueView& q, Instant no
     drop_next_ = control_law(drop_next_);  // the marked packet is sent: the loop ends here
     return AqmVerdict::kMark;
   }
-  return drop(q, now, Resume::kAfterLoopDrop);
+  return drop(now, Resume::kAfterLoopDrop);
 }
 
-AqmVerdict CodelAqm::drop(const QueueView& q, Instant now, Resume then) {
-  if (q.packets[0] == 0) {
-    // The RFC's dodequeue() of an empty queue: no longer above target; inside the loop this
-    // also leaves the dropping state.
-    first_above_time_.reset();
-    if (then == Resume::kAfterLoopDrop) {
-      dropping_ = false;
-    }
-  } else {
-    resume_ = then;
-    resume_at_ = now;
-  }
+AqmVerdict CodelAqm::drop(Instant now, Resume then) {
+  // A dropped packet was above target with more than maxpacket bytes behind it, so there is a
+  // next head: the RFC loop goes on with it in our next on_dequeue() call.
+  resume_ = then;
+  resume_at_ = now;
   return AqmVerdict::kDrop;
 }
 

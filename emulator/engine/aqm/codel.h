@@ -5,8 +5,8 @@
 // 16 intervals of the last drop, and leaves as soon as a packet's sojourn is below target.
 //
 // The RFC's dequeue() drops and dequeues the next packet in one loop. Here the queue stage runs
-// that loop: after kDrop it calls on_dequeue() again, at the same `now`, for the new head (or
-// not at all when the queue is empty, which the QueueView of the dropped packet tells us).
+// that loop: after kDrop it calls on_dequeue() again, at the same `now`, for the new head
+// (there always is one: a packet is only dropped with more than maxpacket bytes behind it).
 // CodelAqm remembers where the RFC's loop stopped between the two calls, so the verdicts are
 // the ones the RFC would give. A call at a later instant is a fresh dequeue.
 //
@@ -47,9 +47,9 @@ class CodelAqm final : public Aqm {
   enum class Resume : std::uint8_t { kNone, kAfterEntryDrop, kAfterLoopDrop };
 
   bool ok_to_drop(Duration sojourn, const QueueView& q, Instant now);  // RFC dodequeue()
-  AqmVerdict enter_dropping(const Packet& p, const QueueView& q, Instant now);
-  AqmVerdict drop_if_due(const Packet& p, const QueueView& q, Instant now);  // one loop turn
-  AqmVerdict drop(const QueueView& q, Instant now, Resume then);
+  AqmVerdict enter_dropping(const Packet& p, Instant now);
+  AqmVerdict drop_if_due(const Packet& p, Instant now);  // one turn of the RFC's drop loop
+  AqmVerdict drop(Instant now, Resume then);
   Instant control_law(Instant t) const;  // t + interval / sqrt(count)
 
   CodelSettings s_;

@@ -71,8 +71,7 @@ void PieAqm::on_timer(const QueueView& q, Instant now) {
 }
 
 void PieAqm::update(Duration qdelay) {
-  const double step =
-      s_.alpha * seconds(qdelay - s_.target) + s_.beta * seconds(qdelay - qdelay_old_);
+  const double step = s_.alpha * seconds(qdelay - s_.target) + s_.beta * seconds(qdelay - qdelay_old_);
   drop_prob_ += auto_tuned(step, drop_prob_);
   if (qdelay == Duration{0} && qdelay_old_ == Duration{0}) {
     drop_prob_ *= 0.98;  // exponential decay once the queue has been empty for two updates

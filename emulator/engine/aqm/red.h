@@ -45,8 +45,8 @@ class RedAqm final : public Aqm {
   RedSettings s_;
   Rng rng_;
 
-  double avg_ = 0;                   // bytes
-  std::int64_t count_ = -1;          // packets since the last mark; -1 below min
+  double avg_ = 0;                     // bytes
+  std::int64_t count_ = -1;            // packets since the last mark; -1 below min
   std::optional<Instant> idle_since_;  // the paper's q_time: when the queue last went empty
   double last_p_ = 0;
 };

@@ -251,17 +251,28 @@ TEST(DelayStage, UniformJitterHasNetemMoments) {
   EXPECT_LE(*std::max_element(d.begin(), d.end()), delay + jitter - 1);
 }
 
+// The expected CDF is netem's exact one: the sample is (u % 2J) - J with u uniform on 2^32,
+// so offsets below 2^32 mod 2J are one part in 2^32 / 2J (= 215 for J = 10 ms) more likely than
+// the rest. Against the continuous uniform CDF that modulo bias would add up to 0.0009 to D.
+// Steps of the 1 ns lattice are 5e-8 and are ignored.
 TEST(DelayStage, UniformJitterPassesKsAgainstUniformCdf) {
-  const double delay = 50.0 * kMs;
-  const double jitter = 10.0 * kMs;
-  DelayStage stage(jittered(Duration{50 * kMs}, Duration{10 * kMs}), 3, "delay");
+  const std::int64_t delay = 50 * kMs;
+  const std::int64_t jitter = 10 * kMs;
+  DelayStage stage(jittered(Duration{delay}, Duration{jitter}), 3, "delay");
   std::vector<std::int64_t> d = delays_by_id(run(stage, kN, Duration{100 * kUs}));
   std::sort(d.begin(), d.end());
+  const double two32 = 0x1.0p32;
+  const auto span = static_cast<double>(2 * jitter);
+  const double q = std::floor(two32 / span);
+  const double rem = two32 - q * span;
+  const auto cdf = [&](std::int64_t v) {  // P(delay <= v)
+    const auto r1 = static_cast<double>(v - (delay - jitter) + 1);
+    return std::clamp((q * r1 + std::min(r1, rem)) / two32, 0.0, 1.0);
+  };
   double ks = 0;
-  const double n = static_cast<double>(d.size());
+  const auto n = static_cast<double>(d.size());
   for (std::size_t i = 0; i < d.size(); ++i) {
-    // Continuous uniform on [delay - J, delay + J); the 1 ns lattice moves F by 1/(2J) = 5e-8.
-    const double f = std::clamp((static_cast<double>(d[i]) - (delay - jitter)) / (2 * jitter), 0.0, 1.0);
+    const double f = cdf(d[i]);
     ks = std::max(
         {ks, std::abs(f - static_cast<double>(i + 1) / n), std::abs(f - static_cast<double>(i) / n)});
   }

@@ -253,6 +253,7 @@ TEST_F(Replay, DuplicatesAreWrittenTwice) {
 // made (queue full at enqueue); a one-packet queue at a slow rate drops most originals.
 TEST_F(Replay, CopiesOutliveTheirDroppedOriginal) {
   std::vector<Record> in;
+  in.reserve(50);
   for (int i = 0; i < 50; ++i) {
     in.push_back({kBaseNs + i * 10'000LL, udp_frame(0, static_cast<std::uint16_t>(i)), 0});
   }
@@ -294,6 +295,7 @@ TEST_F(Replay, CorruptionFlipsExactlyOneBit) {
 // and the same seed gives the same bytes.
 TEST_F(Replay, OutputIsInReleaseOrderAndDeterministic) {
   std::vector<Record> in;
+  in.reserve(500);
   for (int i = 0; i < 500; ++i) {
     in.push_back({kBaseNs + i * 100'000LL, udp_frame(0x02, static_cast<std::uint16_t>(i)), 0});
   }

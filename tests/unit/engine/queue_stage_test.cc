@@ -1,0 +1,172 @@
+#include "emulator/engine/queue_stage.h"
+
+#include <gtest/gtest.h>
+
+#include "emulator/engine/pipeline.h"
+#include "tests/unit/engine/sink_for_tests.h"
+
+namespace gw {
+namespace {
+
+using testing::CollectingSink;
+using testing::udp_packet;
+
+DirectionSpec rate_only(BitRate r) {
+  DirectionSpec d;
+  d.rate = RateSettings{};
+  d.rate->rate = r;
+  return d;
+}
+
+// Back-to-back packets at a 1 Gbit/s link leave exactly one serialization time apart:
+// 1500 B = 12,000 bits = 12 us.
+TEST(QueueStage, SerializationIsExactInVirtualTime) {
+  Pipeline pl(rate_only(BitRate{1'000'000'000}), 1, "t");
+  CollectingSink sink;
+  for (int i = 0; i < 100; ++i) {
+    pl.push(udp_packet(1500), kEpoch, sink);
+  }
+  pl.drain(sink, kEpoch);
+  ASSERT_EQ(sink.delivered.size(), 100U);
+  for (int i = 0; i < 100; ++i) {
+    EXPECT_EQ(ns_of(sink.delivered[i].time), 12'000 * (i + 1));
+  }
+}
+
+// netem packet_time_ns: (len + overhead) rounded up to whole cells of (cell + cell_overhead).
+TEST(QueueStage, OverheadAndCellsFollowNetem) {
+  DirectionSpec d = rate_only(BitRate{8'000'000});  // 1 byte per microsecond
+  d.rate->packet_overhead_bytes = 20;
+  d.rate->cell_bytes = 48;
+  d.rate->cell_overhead_bytes = 5;  // ATM: 53-byte cells carrying 48
+  Pipeline pl(d, 1, "t");
+  CollectingSink sink;
+  pl.push(udp_packet(100), kEpoch, sink);
+  pl.drain(sink, kEpoch);
+  // 120 bytes -> 3 cells -> 159 bytes -> 159 us.
+  ASSERT_EQ(sink.delivered.size(), 1U);
+  EXPECT_EQ(ns_of(sink.delivered[0].time), 159'000);
+}
+
+TEST(QueueStage, LimitsInPacketsBytesAndTimeDropWithTheirCause) {
+  {
+    DirectionSpec d = rate_only(BitRate{1'000'000});
+    d.queue = QueueSettings{};
+    d.queue->limit_packets = 5;
+    Pipeline pl(d, 1, "t");
+    CollectingSink sink;
+    for (int i = 0; i < 10; ++i) {
+      pl.push(udp_packet(1000), kEpoch, sink);
+    }
+    // One on the wire, five queued, four over the limit.
+    EXPECT_EQ(sink.drops[DropCause::kQueuePackets], 4U);
+  }
+  {
+    DirectionSpec d = rate_only(BitRate{1'000'000});
+    d.queue = QueueSettings{};
+    d.queue->limit_bytes = 2500;
+    Pipeline pl(d, 1, "t");
+    CollectingSink sink;
+    for (int i = 0; i < 10; ++i) {
+      pl.push(udp_packet(1000), kEpoch, sink);
+    }
+    EXPECT_EQ(sink.drops[DropCause::kQueueBytes], 7U);  // 1 on the wire + 2 fit
+  }
+  {
+    DirectionSpec d = rate_only(BitRate{8'000'000});  // 1000 B = 1 ms
+    d.queue = QueueSettings{};
+    d.queue->limit_time = Duration{2'500'000};
+    Pipeline pl(d, 1, "t");
+    CollectingSink sink;
+    for (int i = 0; i < 10; ++i) {
+      pl.push(udp_packet(1000), kEpoch, sink);
+    }
+    pl.drain(sink, kEpoch);
+    // Packets starting service at 0, 1, 2 ms have waited <= 2.5 ms; the rest wait longer.
+    EXPECT_EQ(sink.delivered.size(), 3U);
+    EXPECT_EQ(sink.drops[DropCause::kQueueTime], 7U);
+  }
+}
+
+// Cross traffic bursts enter the same queue: real packets behind a burst wait for it.
+TEST(QueueStage, MicroburstsDelayRealTrafficByTheBurstsSerialization) {
+  DirectionSpec d = rate_only(BitRate{1'000'000'000});
+  d.queue = QueueSettings{};
+  MicroburstSettings m;
+  m.period = Duration{10'000'000};
+  m.start = Duration{1'000'000};
+  m.burst_bytes = 150'000;  // 100 x 1500 B = 1.2 ms at 1 Gbit/s
+  d.queue->microbursts.push_back(m);
+  Pipeline pl(d, 1, "t");
+  CollectingSink sink;
+  // One packet just after the burst arrives: it waits behind the whole burst.
+  pl.push(udp_packet(1500), kEpoch + Duration{1'000'001}, sink);
+  pl.drain(sink, kEpoch + Duration{1'000'001});
+  ASSERT_EQ(sink.delivered.size(), 1U);
+  const auto delay = sink.delivered[0].time - sink.delivered[0].arrival;
+  EXPECT_GE(delay.count(), 1'200'000 - 1);
+  EXPECT_LE(delay.count(), 1'212'000);
+  EXPECT_EQ(pl.counters().synthetic_in, 100U);
+  // The cross traffic never reaches the sink.
+  EXPECT_EQ(pl.counters().delivered, 1U);
+}
+
+TEST(QueueStage, IntStampsQueueDepthLatencyAndRate) {
+  DirectionSpec d = rate_only(BitRate{1'000'000'000});
+  d.queue = QueueSettings{};
+  d.queue->telemetry.enabled = true;
+  d.queue->telemetry.node_id = 42;
+  Pipeline pl(d, 1, "t");
+  CollectingSink sink;
+  for (int i = 0; i < 3; ++i) {
+    pl.push(udp_packet(1500), kEpoch, sink);
+  }
+  pl.drain(sink, kEpoch);
+  ASSERT_EQ(sink.delivered.size(), 3U);
+  for (int i = 0; i < 3; ++i) {
+    const IntStack& t = sink.delivered[i].telemetry;
+    ASSERT_EQ(t.hops, 1);
+    EXPECT_EQ(t.hop[0].node_id, 42U);
+    EXPECT_EQ(t.hop[0].hop_latency_ns, 12'000U * (i + 1));
+    EXPECT_EQ(t.hop[0].link_rate_bps, 1'000'000'000U);
+    EXPECT_EQ(t.hop[0].egress_ts_ns, 12'000U * (i + 1));
+  }
+  // Occupancy as each packet leaves, before the next starts: two, one, none waiting.
+  EXPECT_EQ(sink.delivered[0].telemetry.hop[0].queue_bytes, 3000U);
+  EXPECT_EQ(sink.delivered[1].telemetry.hop[0].queue_bytes, 1500U);
+  EXPECT_EQ(sink.delivered[2].telemetry.hop[0].queue_bytes, 0U);
+}
+
+TEST(QueueStage, RateTraceChangesServiceRate) {
+  DirectionSpec d;
+  d.rate = RateSettings{};
+  d.rate->trace = {{Duration{0}, BitRate{8'000'000}}, {Duration{10'000'000}, BitRate{80'000'000}}};
+  Pipeline pl(d, 1, "t");
+  CollectingSink sink;
+  pl.push(udp_packet(1000), kEpoch, sink);                          // 1 ms at 8 Mbit/s
+  pl.push(udp_packet(1000), kEpoch + Duration{20'000'000}, sink);  // 0.1 ms at 80 Mbit/s
+  pl.drain(sink, kEpoch + Duration{20'000'000});
+  ASSERT_EQ(sink.delivered.size(), 2U);
+  EXPECT_EQ(ns_of(sink.delivered[0].time), 1'000'000);
+  EXPECT_EQ(ns_of(sink.delivered[1].time), 20'100'000);
+}
+
+// Mahimahi: each delivery opportunity carries 1504 bytes; a 3000-byte packet needs two.
+TEST(QueueStage, MahimahiOpportunitiesCarry1504Bytes) {
+  DirectionSpec d;
+  d.rate = RateSettings{};
+  d.rate->mahimahi = {Duration{1'000'000}, Duration{2'000'000}, Duration{3'000'000}, Duration{4'000'000}};
+  d.rate->mahimahi_period = Duration{4'000'000};
+  Pipeline pl(d, 1, "t");
+  CollectingSink sink;
+  pl.push(udp_packet(1000), kEpoch, sink);
+  pl.push(udp_packet(3000), kEpoch, sink);
+  pl.drain(sink, kEpoch);
+  ASSERT_EQ(sink.delivered.size(), 2U);
+  EXPECT_EQ(ns_of(sink.delivered[0].time), 1'000'000);
+  // The 3000-byte packet gets 504 bytes at 1 ms, 1504 at 2 ms, the last 992 at 3 ms.
+  EXPECT_EQ(ns_of(sink.delivered[1].time), 3'000'000);
+}
+
+}  // namespace
+}  // namespace gw
