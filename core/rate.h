@@ -20,6 +20,10 @@ struct BitRate {
     if (bps == 0) {
       return Duration{0};
     }
+    if (bytes < (std::uint64_t{1} << 31)) {  // the per-packet case: one 64-bit division
+      const std::uint64_t bits_ns = bytes * 8'000'000'000ULL;
+      return Duration{static_cast<std::int64_t>((bits_ns + bps - 1) / bps)};
+    }
     const u128 num = static_cast<u128>(bytes) * 8U * 1'000'000'000U;
     const u128 q = (num + bps - 1) / bps;
     return Duration{static_cast<std::int64_t>(q)};

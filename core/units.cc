@@ -13,7 +13,7 @@ namespace gw {
 namespace {
 
 constexpr double kTwoTo64 = 18446744073709551616.0;
-constexpr double kMaxNs = 9.2e18;  // a little under 2^63: what a Duration holds
+constexpr double kMaxNs = 9.2e18;           // a little under 2^63: what a Duration holds
 constexpr double kNetemOne = 4294967295.0;  // UINT32_MAX: netem's fixed point for 1.0
 
 struct Number {
@@ -49,8 +49,8 @@ bool iequals(std::string_view a, std::string_view b) {
 
 // Scale of a suffix from `table` (case-insensitive); the empty suffix scales by `bare`.
 template <std::size_t N>
-std::optional<double> scale_of(std::string_view suffix, const std::array<std::pair<std::string_view, double>, N>& table,
-                               double bare) {
+std::optional<double> scale_of(std::string_view suffix,
+                               const std::array<std::pair<std::string_view, double>, N>& table, double bare) {
   if (suffix.empty()) {
     return bare;
   }

@@ -81,8 +81,15 @@ void DelayStage::hold(Packet&& p, Instant at) {
     slots_[slot] = std::move(p);
   }
   held_bytes_ += slots_[slot].size_bytes;
-  heap_.push_back(Held{at, next_seq_++, slot});
-  std::push_heap(heap_.begin(), heap_.end(), later);
+  const Held h{at, next_seq_++, slot};
+  // Packets that come due no earlier than the last one in order go to a FIFO (O(1)); only
+  // those that overtake it (jitter under the netem policy) pay for the heap.
+  if (in_order_.empty() || in_order_.back().at <= at) {
+    in_order_.push_back(h);
+  } else {
+    heap_.push_back(h);
+    std::push_heap(heap_.begin(), heap_.end(), later);
+  }
 }
 
 void DelayStage::push(Packet&& p, Instant now, StageOutput& out) {
@@ -97,7 +104,7 @@ void DelayStage::push(Packet&& p, Instant now, StageOutput& out) {
   latest_ = std::max(latest_, at);
   // Zero delay and nothing held due first: it leaves now (the pipeline releases what is due
   // before it pushes, so this only skips a round trip through the heap).
-  if (at == now && (heap_.empty() || heap_.front().at > now)) {
+  if (at == now && next_wakeup() > now) {
     p.time = now;
     out.emit(std::move(p));
     return;
@@ -106,19 +113,34 @@ void DelayStage::push(Packet&& p, Instant now, StageOutput& out) {
 }
 
 Instant DelayStage::next_wakeup() const {
-  return heap_.empty() ? kNever : heap_.front().at;
+  const Instant a = heap_.empty() ? kNever : heap_.front().at;
+  const Instant b = in_order_.empty() ? kNever : in_order_.front().at;
+  return std::min(a, b);
 }
 
 void DelayStage::pull(Instant now, StageOutput& out) {
-  while (!heap_.empty() && heap_.front().at <= now) {
-    std::pop_heap(heap_.begin(), heap_.end(), later);
-    const Held h = heap_.back();
-    heap_.pop_back();
-    Packet p = std::move(slots_[h.slot]);
-    free_slots_.push_back(h.slot);
+  for (;;) {
+    // The earlier of the two heads; on equal times the one that arrived first (seq).
+    const bool heap_ready = !heap_.empty() && heap_.front().at <= now;
+    const bool fifo_ready = !in_order_.empty() && in_order_.front().at <= now;
+    if (!heap_ready && !fifo_ready) {
+      break;
+    }
+    Held h;
+    if (heap_ready && (!fifo_ready || later(in_order_.front(), heap_.front()))) {
+      std::pop_heap(heap_.begin(), heap_.end(), later);
+      h = heap_.back();
+      heap_.pop_back();
+    } else {
+      h = in_order_.pop_front();
+    }
+    // Emitted from its slot in place (the next stage copies what it keeps); the slot is
+    // free again once emit returns. Only this stage grows slots_, so the reference holds.
+    Packet& p = slots_[h.slot];
     held_bytes_ -= p.size_bytes;
     p.time = h.at;
     out.emit(std::move(p));
+    free_slots_.push_back(h.slot);
   }
 }
 

@@ -40,6 +40,7 @@
 #include <string>
 #include <vector>
 
+#include "core/ring.h"
 #include "core/rng.h"
 #include "core/time.h"
 #include "emulator/engine/correlated.h"
@@ -65,7 +66,7 @@ class DelayStage final : public Stage {
   void push(Packet&& p, Instant now, StageOutput& out) override;
   Instant next_wakeup() const override;
   void pull(Instant now, StageOutput& out) override;
-  std::uint64_t held_packets() const override { return heap_.size(); }
+  std::uint64_t held_packets() const override { return heap_.size() + in_order_.size(); }
   std::uint64_t held_bytes() const override { return held_bytes_; }
   std::string name() const override { return "delay"; }
 
@@ -80,9 +81,9 @@ class DelayStage final : public Stage {
     std::uint32_t gap = 0;                // 0 = no reordering
   };
   struct Held {
-    Instant at;          // time_to_send
-    std::uint64_t seq;   // arrival order at this stage, breaks ties
-    std::uint32_t slot;  // index into slots_
+    Instant at{};            // time_to_send
+    std::uint64_t seq = 0;   // arrival order at this stage, breaks ties
+    std::uint32_t slot = 0;  // index into slots_
   };
   // Heap order: the earliest (at, seq) on top.
   static bool later(const Held& a, const Held& b) { return a.at != b.at ? a.at > b.at : a.seq > b.seq; }
@@ -99,7 +100,8 @@ class DelayStage final : public Stage {
   std::uint32_t counter_ = 0;        // netem q->counter: packets delayed since the last reordered one
   Instant latest_ = Instant::min();  // latest time_to_send handed out (kPreserve's floor)
   std::uint64_t next_seq_ = 0;
-  std::vector<Held> heap_;
+  std::vector<Held> heap_;  // packets that overtook the in-order run (jitter, netem policy)
+  Ring<Held> in_order_;     // packets whose time_to_send did not go back: a sorted FIFO
   std::vector<Packet> slots_;
   std::vector<std::uint32_t> free_slots_;
   std::uint64_t held_bytes_ = 0;

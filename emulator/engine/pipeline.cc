@@ -1,5 +1,6 @@
 #include "emulator/engine/pipeline.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "emulator/engine/corrupt_stage.h"
@@ -86,6 +87,7 @@ Pipeline::Pipeline(const DirectionSpec& spec, std::uint64_t seed, const std::str
 Pipeline::~Pipeline() = default;
 
 void Pipeline::set_active(const DirectionSpec& spec) {
+  const std::vector<bool> was = active_;
   active_.assign(kStages, false);
   active_[kLossIdx] = spec.loss.has_value();
   active_[kDuplicateIdx] = spec.duplicate.has_value();
@@ -94,6 +96,25 @@ void Pipeline::set_active(const DirectionSpec& spec) {
   active_[kDelayIdx] = spec.delay.has_value();
   active_[kIncastIdx] = spec.incast.has_value();
   active_[kSlotIdx] = spec.slot.has_value();
+  // Where each stage's output goes: the next active stage (kStages = out of the pipeline).
+  next_active_.assign(kStages + 2, kStages);
+  std::size_t next = kStages;
+  for (std::size_t i = kStages; i-- > 0;) {
+    next_active_[i + 1] = next;
+    if (active_[i]) {
+      next = i;
+    }
+  }
+  next_active_[0] = next;
+  // The stages the event loop watches: the active ones, and any switched off by a phase that
+  // may still hold packets (they stay watched; a phase change is rare).
+  for (std::size_t i = 0; i < kStages; ++i) {
+    const bool watched = std::find(live_.begin(), live_.end(), i) != live_.end();
+    if (!watched && (active_[i] || (!was.empty() && was[i]))) {
+      live_.push_back(i);
+    }
+  }
+  std::sort(live_.begin(), live_.end());
 }
 
 void Pipeline::reconfigure(const DirectionSpec& spec) {
@@ -109,14 +130,13 @@ void Pipeline::reconfigure(const DirectionSpec& spec) {
 }
 
 void Pipeline::forward(Packet&& p, std::size_t from, PacketSink& sink) {
-  for (std::size_t j = from + 1; j < stages_.size(); ++j) {
-    // An inactive stage is skipped; one switched off by a phase keeps releasing what it holds.
-    if (active_[j]) {
-      Output out(*this, j, sink);
-      const Instant t = p.time;
-      stages_[j]->push(std::move(p), t, out);
-      return;
-    }
+  // Inactive stages are skipped; one switched off by a phase keeps releasing what it holds.
+  const std::size_t j = next_active_[from + 1];
+  if (j < kStages) {
+    Output out(*this, j, sink);
+    const Instant t = p.time;
+    stages_[j]->push(std::move(p), t, out);
+    return;
   }
   if (p.synthetic) {
     return;
@@ -139,8 +159,8 @@ void Pipeline::forward(Packet&& p, std::size_t from, PacketSink& sink) {
 
 Instant Pipeline::next_wakeup() const {
   Instant t = kNever;
-  for (const auto& s : stages_) {
-    t = std::min(t, s->next_wakeup());
+  for (const std::size_t i : live_) {
+    t = std::min(t, stages_[i]->next_wakeup());
   }
   return t;
 }
@@ -151,7 +171,7 @@ void Pipeline::run_until(Instant now, PacketSink& sink) {
     // further along leaves before what follows it at the same instant.
     Instant t = kNever;
     std::size_t which = 0;
-    for (std::size_t i = 0; i < stages_.size(); ++i) {
+    for (const std::size_t i : live_) {
       const Instant w = stages_[i]->next_wakeup();
       if (w <= t) {
         t = w;
@@ -183,14 +203,13 @@ void Pipeline::push(Packet&& p, Instant now, PacketSink& sink) {
     return;
   }
   // Enter as if emitted by a stage before the first.
-  for (std::size_t j = 0; j < stages_.size(); ++j) {
-    if (active_[j]) {
-      Output out(*this, j, sink);
-      stages_[j]->push(std::move(p), now, out);
-      return;
-    }
+  const std::size_t j = next_active_[0];
+  if (j < kStages) {
+    Output out(*this, j, sink);
+    stages_[j]->push(std::move(p), now, out);
+    return;
   }
-  forward(std::move(p), stages_.size(), sink);
+  forward(std::move(p), kStages, sink);  // no stage at all: straight out
 }
 
 Instant Pipeline::drain(PacketSink& sink, Instant now) {

@@ -92,6 +92,8 @@ class Pipeline {
   // ones, and inactive ones that still hold packets, take part.
   std::vector<std::unique_ptr<Stage>> stages_;
   std::vector<bool> active_;
+  std::vector<std::size_t> next_active_;  // [i] = first active stage at index >= i (kStages: none)
+  std::vector<std::size_t> live_;         // stages the event loop asks for wakeups
   QueueStage* queue_ = nullptr;
   LossStage* loss_ = nullptr;
   DuplicateStage* duplicate_ = nullptr;

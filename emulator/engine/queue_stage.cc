@@ -112,12 +112,18 @@ Duration QueueStage::transmit_time(std::uint32_t size_bytes, Instant now) const 
   return r.transmit_time(static_cast<std::uint64_t>(std::max<std::int64_t>(len, 0)));
 }
 
+const QueueStage::Queued* QueueStage::head(int i) const {
+  const std::size_t at = wire_q_ == i ? 1 : 0;
+  return at < sub_[i].size() ? &sub_[i][at] : nullptr;
+}
+
 QueueView QueueStage::view(Instant now) const {
   QueueView v;
   for (int i = 0; i < QueueView::kMaxQueues; ++i) {
     v.bytes[i] = bytes_[i];
-    v.packets[i] = sub_[i].size();
-    v.head_sojourn[i] = sub_[i].empty() ? Duration{0} : now - sub_[i].front().enqueued;
+    const Queued* h = head(i);
+    v.packets[i] = sub_[i].size() - (wire_q_ == i ? 1 : 0);
+    v.head_sojourn[i] = h == nullptr ? Duration{0} : now - h->enqueued;
   }
   v.rate = rate_at(now);
   return v;
@@ -131,7 +137,7 @@ void QueueStage::push(Packet&& p, Instant now, StageOutput& out) {
     }
     return;
   }
-  if (!on_wire_) {
+  if (wire_q_ < 0) {
     start_service(now, out);
   }
 }
@@ -165,18 +171,20 @@ void QueueStage::enqueue(Packet&& p, Instant now, StageOutput& out) {
   bytes_total_ += p.size_bytes;
   ++packets_total_;
   stats_.max_queue_bytes = std::max(stats_.max_queue_bytes, bytes_total_);
-  sub_[q].push_back(Queued{std::move(p), now});
+  Queued& slot = sub_[q].push_slot();
+  slot.packet = std::move(p);
+  slot.enqueued = now;
 }
 
 void QueueStage::start_service(Instant now, StageOutput& out) {
-  while (!on_wire_ && packets_total_ > 0) {
+  while (wire_q_ < 0 && packets_total_ > 0) {
     std::array<Instant, QueueView::kMaxQueues> heads{};
     for (int i = 0; i < QueueView::kMaxQueues; ++i) {
       heads[i] = sub_[i].empty() ? kNever : sub_[i].front().enqueued;
     }
     const int qi = aqm_->queues() > 1 ? aqm_->pick(heads, now) : 0;
-    Queued q = std::move(sub_[qi].front());
-    sub_[qi].pop_front();
+    Queued& q = sub_[qi].front();
+    wire_q_ = qi;  // leaving the queue: the AQM's view no longer counts it
     bytes_[qi] -= q.packet.size_bytes;
     bytes_total_ -= q.packet.size_bytes;
     --packets_total_;
@@ -185,12 +193,16 @@ void QueueStage::start_service(Instant now, StageOutput& out) {
     if (queue_.limit_time && sojourn > *queue_.limit_time) {
       stats_.cross_dropped += q.packet.synthetic ? 1 : 0;
       out.drop(std::move(q.packet), DropCause::kQueueTime);
+      sub_[qi].pop_discard();
+      wire_q_ = -1;
       continue;
     }
     const AqmVerdict v = aqm_->on_dequeue(q.packet, sojourn, view(now), now);
     if (v == AqmVerdict::kDrop) {
       stats_.cross_dropped += q.packet.synthetic ? 1 : 0;
       out.drop(std::move(q.packet), DropCause::kAqm);
+      sub_[qi].pop_discard();
+      wire_q_ = -1;
       continue;
     }
     if (v == AqmVerdict::kMark && ecn_capable(q.packet.headers.ecn) && q.packet.headers.ecn != Ecn::kCe) {
@@ -200,19 +212,21 @@ void QueueStage::start_service(Instant now, StageOutput& out) {
     }
     const Duration tx = transmit_time(q.packet.size_bytes, now);
     if (tx.count() == 0) {
-      leave(std::move(q), now, out);
+      leave(q, now, tx, out);
+      sub_[qi].pop_discard();
+      wire_q_ = -1;
       continue;
     }
+    wire_bytes_ = q.packet.size_bytes;
     wire_done_ = now + tx;
-    on_wire_ = std::move(q);
+    wire_tx_ = tx;
   }
 }
 
-void QueueStage::leave(Queued&& q, Instant departure, StageOutput& out) {
+void QueueStage::leave(Queued& q, Instant departure, Duration tx, StageOutput& out) {
   tx_bytes_ += q.packet.size_bytes;
   // Utilization for INT: EWMA (weight 1/8) of the wire's busy share since the last departure.
   const Duration since = departure - last_departure_;
-  const Duration tx = transmit_time(q.packet.size_bytes, departure);
   const double busy = since.count() > 0 ? std::min(1.0, static_cast<double>(tx.count()) / since.count()) : 1.0;
   utilization_ += (busy - utilization_) / 8.0;
   last_departure_ = departure;
@@ -235,11 +249,13 @@ void QueueStage::leave(Queued&& q, Instant departure, StageOutput& out) {
 }
 
 void QueueStage::finish_service(StageOutput& out) {
-  Queued q = std::move(*on_wire_);
-  on_wire_.reset();
+  const int qi = wire_q_;
   const Instant done = wire_done_;
+  wire_q_ = -1;
+  wire_bytes_ = 0;
   wire_done_ = kNever;
-  leave(std::move(q), done, out);
+  leave(sub_[qi].front(), done, wire_tx_, out);
+  sub_[qi].pop_discard();
 }
 
 Instant QueueStage::next_opportunity(Instant after) const {
@@ -276,13 +292,13 @@ void QueueStage::serve_opportunity(Instant now, StageOutput& out) {
     if (opportunity_left_ > 0) {
       break;
     }
-    Queued q = std::move(head);
-    head_q.pop_front();
     const int qi = &head_q == &sub_[0] ? 0 : 1;
-    bytes_[qi] -= q.packet.size_bytes;
-    bytes_total_ -= q.packet.size_bytes;
+    bytes_[qi] -= head.packet.size_bytes;
+    bytes_total_ -= head.packet.size_bytes;
     --packets_total_;
-    leave(std::move(q), now, out);
+    // A delivery opportunity is the wire's whole time unit: count it as busy.
+    leave(head, now, now - last_departure_, out);
+    head_q.pop_discard();
   }
   next_opportunity_ = packets_total_ > 0 ? next_opportunity(now + Duration{1}) : kNever;
 }
@@ -354,7 +370,7 @@ Instant QueueStage::next_wakeup() const {
 }
 
 void QueueStage::pull(Instant now, StageOutput& out) {
-  if (on_wire_ && wire_done_ <= now) {
+  if (wire_q_ >= 0 && wire_done_ <= now) {
     finish_service(out);
   }
   if (aqm_->next_timer() <= now) {
@@ -371,15 +387,15 @@ void QueueStage::pull(Instant now, StageOutput& out) {
     }
     return;
   }
-  if (!on_wire_) {
+  if (wire_q_ < 0) {
     start_service(now, out);
   }
 }
 
-std::uint64_t QueueStage::held_packets() const { return packets_total_ + (on_wire_ ? 1 : 0); }
+std::uint64_t QueueStage::held_packets() const { return packets_total_ + (wire_q_ >= 0 ? 1 : 0); }
 
 std::uint64_t QueueStage::held_bytes() const {
-  return bytes_total_ + (on_wire_ ? on_wire_->packet.size_bytes : 0);
+  return bytes_total_ + wire_bytes_;
 }
 
 }  // namespace gw

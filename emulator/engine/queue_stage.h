@@ -10,12 +10,12 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "core/ring.h"
 #include "core/rng.h"
 #include "emulator/engine/aqm/aqm.h"
 #include "emulator/engine/spec.h"
@@ -67,7 +67,9 @@ class QueueStage final : public Stage {
   void finish_service(StageOutput& out);
   void serve_opportunity(Instant now, StageOutput& out);
   void inject_cross_traffic(Instant now, StageOutput& out);
-  void leave(Queued&& q, Instant departure, StageOutput& out);
+  void leave(Queued& q, Instant departure, Duration tx, StageOutput& out);
+  // The first packet of sub-queue i that is waiting (not on the wire), or nullptr.
+  const Queued* head(int i) const;
   QueueView view(Instant now) const;
   Duration transmit_time(std::uint32_t size_bytes, Instant now) const;
   Instant next_opportunity(Instant after) const;
@@ -80,13 +82,16 @@ class QueueStage final : public Stage {
   std::string stream_;
   std::unique_ptr<Aqm> aqm_;
 
-  std::deque<Queued> sub_[QueueView::kMaxQueues];
+  Ring<Queued> sub_[QueueView::kMaxQueues];
   std::uint64_t bytes_[QueueView::kMaxQueues] = {};
   std::uint64_t bytes_total_ = 0;
   std::uint64_t packets_total_ = 0;
 
-  std::optional<Queued> on_wire_;
+  // The packet on the wire stays at the front of its sub-queue until it has left.
+  int wire_q_ = -1;
+  std::uint32_t wire_bytes_ = 0;
   Instant wire_done_ = kNever;
+  Duration wire_tx_{0};
   std::uint32_t opportunity_left_ = 0;  // Mahimahi: bytes still owed to the head packet
   Instant next_opportunity_ = kNever;
 

@@ -1,8 +1,8 @@
 // CoDel, Controlled Delay (RFC 8289 §5, its reference pseudo-code). Dequeue-side: once the
 // head's sojourn time has stayed at or above `target` for a whole `interval`, CoDel drops a
 // packet and enters the dropping state; it then drops at drop_next = t + interval / sqrt(count),
-// counting on from the previous episode (count - lastcount) when it re-enters within
-// 16 intervals of the last drop, and leaves as soon as a packet's sojourn is below target.
+// counting on from the previous episode (count - lastcount) when it re-enters less than
+// 16 intervals after the last drop_next, and leaves once a packet's sojourn is below target.
 //
 // The RFC's dequeue() drops and dequeues the next packet in one loop. Here the queue stage runs
 // that loop: after kDrop it calls on_dequeue() again, at the same `now`, for the new head

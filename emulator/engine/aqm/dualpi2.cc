@@ -70,12 +70,15 @@ AqmVerdict DualPi2Aqm::on_classic(const Packet& p) {
 void DualPi2Aqm::on_timer(const QueueView& q, Instant now) {
   const double p_before = p_;
   const Duration prev_before = qdelay_prev_;
-  const Duration qdelay = q.head_sojourn[kClassic];
+  // The PI controller sees the larger of the two queues' head delays (L4STeam sch_dualpi2
+  // does the same), so unresponsive ECT(1) traffic alone still raises p' and the L queue's
+  // overload protection engages instead of the L queue growing to the stage's limit.
+  const Duration qdelay = std::max(q.head_sojourn[0], q.head_sojourn[1]);
   p_ += s_.alpha * seconds(qdelay - s_.target) + s_.beta * seconds(qdelay - qdelay_prev_);
   p_ = std::clamp(p_, 0.0, 1.0);
   qdelay_prev_ = qdelay;
   const bool unchanged = p_ == p_before && qdelay_prev_ == prev_before;
-  next_update_ = unchanged && q.packets[kClassic] == 0 ? kNever : now + s_.t_update;
+  next_update_ = unchanged && q.packets[0] == 0 && q.packets[1] == 0 ? kNever : now + s_.t_update;
 }
 
 bool DualPi2Aqm::chance(double probability) {

@@ -5,14 +5,16 @@
 // Every t_update (Appendix A.1 dualpi2_update()):
 //   p' += alpha (qdelay_C - target) + beta (qdelay_C - qdelay_C_prev), clamped to [0, 1]
 //   p_CL = min(k p', 1) (coupled L probability), p_C = p'^2 (Classic probability)
-// qdelay_C is the sojourn time of the C queue's head. All decisions are at dequeue:
+// qdelay_C is the sojourn time of the C queue's head, as in the RFC (the l4sdemo Linux module
+// uses the larger of the C and L head sojourns, so that unresponsive L traffic alone can raise
+// p'; not done here). All decisions are at dequeue:
 //   L packet: CE-marked with p_L = max(native, p_CL), the native L AQM being Linux's step:
 //             sojourn > l_step marks (the RFC's example ramp is not implemented).
 //   C packet: hit with p_C; a hit ECT(0) packet is CE-marked when c_ecn is set, otherwise
 //             (Not-ECT) dropped.
-// Overload (§4.2.3, L4S ECN saturation; Appendix A.2): once p_CL saturates (k p' >= 1), L packets are dropped
-// with p_C like Classic ones and the rest CE-marked; and once p_C >= p_Cmax = min(1/k^2, 1) ECN is no longer
-// honoured in C: a hit ECT(0) packet is dropped too.
+// Overload (§4.2.3, L4S ECN saturation; Appendix A.2): once p_CL saturates (k p' >= 1), L
+// packets are dropped with p_C like Classic ones and the rest CE-marked; and once
+// p_C >= p_Cmax = min(1/k^2, 1), C ignores ECN: a hit ECT(0) packet is dropped too.
 //
 // Scheduler: time-shifted FIFO (TS-FIFO): serve L unless the C head has waited more than
 // tshift longer than the L head. RFC 9332 leaves the scheduler's parameter open (Linux uses a

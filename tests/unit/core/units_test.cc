@@ -11,10 +11,18 @@
 namespace gw {
 namespace {
 
-constexpr Duration ns(std::int64_t v) { return Duration{v}; }
-constexpr Duration us(std::int64_t v) { return Duration{v * 1000}; }
-constexpr Duration ms(std::int64_t v) { return Duration{v * 1'000'000}; }
-constexpr Duration s(std::int64_t v) { return Duration{v * 1'000'000'000}; }
+constexpr Duration ns(std::int64_t v) {
+  return Duration{v};
+}
+constexpr Duration us(std::int64_t v) {
+  return Duration{v * 1000};
+}
+constexpr Duration ms(std::int64_t v) {
+  return Duration{v * 1'000'000};
+}
+constexpr Duration s(std::int64_t v) {
+  return Duration{v * 1'000'000'000};
+}
 
 TEST(UnitsParseRate, BareNumberIsBitsPerSecond) {
   EXPECT_EQ(parse_rate("20000"), BitRate{20000});
@@ -45,7 +53,8 @@ TEST(UnitsParseRate, BpsSuffixesAreBytesPerSecond) {
 }
 
 TEST(UnitsParseRate, RejectsWhatTcRejectsAndWhatWouldWrap) {
-  for (const char* bad : {"", "fast", "10kb", "10%", "-1mbit", "inf", "nan", "1 mbit", " 1mbit", "1e30tbit"}) {
+  for (const char* bad :
+       {"", "fast", "10kb", "10%", "-1mbit", "inf", "nan", "1 mbit", " 1mbit", "1e30tbit"}) {
     EXPECT_FALSE(parse_rate(bad)) << bad;
   }
 }

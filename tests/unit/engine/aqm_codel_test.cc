@@ -12,7 +12,7 @@ namespace gw {
 namespace {
 
 constexpr std::int64_t kMs = 1'000'000;
-constexpr std::uint64_t kStandingBytes = 20 * 1500;  // what stays queued behind the head
+constexpr std::uint64_t kStandingBytes = 30'000;  // what stays queued behind the head
 
 Packet packet(Ecn ecn = Ecn::kNotEct) {
   Packet p;
