@@ -52,7 +52,19 @@ int cmd_profile_from_netem(const Args& args) {
   } catch (const InputError& e) {
     throw EnvironmentError(std::string("internal error: the profile written does not load back: ") + e.what());
   }
-  std::cout << j.dump(2) << "\n";
+  // Print the version and names first, as the shipped profiles read.
+  nlohmann::ordered_json ordered;
+  for (const char* key : {"gradwall", "name", "description", "seed"}) {
+    if (j.contains(key)) {
+      ordered[key] = j[key];
+    }
+  }
+  for (const auto& [key, value] : j.items()) {
+    if (!ordered.contains(key)) {
+      ordered[key] = value;
+    }
+  }
+  std::cout << ordered.dump(2) << "\n";
   return kExitOk;
 }
 

@@ -47,31 +47,28 @@ int cmd_replay(const Args& args) {
   }
   const Profile profile = load_profile(o.profile);
   const ReplaySummary s = replay(profile, o);
-  const auto held = s.packets_in + s.duplicated - s.delivered - s.dropped_total();
+  const ImpairmentSummary& sum = s.impairment;
   if (vm.count("json")) {
-    nlohmann::json dropped = nlohmann::json::object();
-    for (std::size_t i = 0; i < s.dropped.size(); ++i) {
-      dropped[drop_cause_name(static_cast<DropCause>(i))] = s.dropped[i];
-    }
-    const nlohmann::json j = {
-        {"input", o.input}, {"output", o.output}, {"profile", profile.name}, {"direction", direction},
-        {"seed", o.seed.value_or(profile.seed)}, {"packets_in", s.packets_in}, {"bytes_in", s.bytes_in},
-        {"delivered", s.delivered}, {"bytes_delivered", s.bytes_delivered}, {"dropped", dropped},
-        {"dropped_total", s.dropped_total()}, {"marked_ce", s.marked_ce}, {"duplicated", s.duplicated},
-        {"corrupted", s.corrupted}, {"reordered", s.reordered}, {"held_at_end", held},
-        {"snapshot_truncated", s.snapshot_truncated},
-        {"delay_ns", {{"count", s.delay.count}, {"mean", s.delay.mean.count()}, {"min", s.delay.min.count()},
-                      {"p50", s.delay.p50.count()}, {"p90", s.delay.p90.count()}, {"p99", s.delay.p99.count()},
-                      {"p999", s.delay.p999.count()}, {"max", s.delay.max.count()}}}};
+    nlohmann::json j = to_json(sum);
+    j["input"] = o.input;
+    j["output"] = o.output;
+    j["profile"] = profile.name;
+    j["direction"] = direction;
+    j["seed"] = o.seed.value_or(profile.seed);
+    j["snapshot_truncated"] = s.snapshot_truncated;
+    j["corrupt_beyond_capture"] = s.corrupt_beyond_capture;
+    j["input_time_went_back"] = s.input_time_went_back;
     std::cout << j.dump(2) << "\n";
   } else {
-    std::cout << "replayed " << o.input << " -> " << o.output << " through " << profile.name << " (" << direction
-              << ", seed " << o.seed.value_or(profile.seed) << ")\n"
-              << "  in " << s.packets_in << ", written " << s.delivered << ", dropped " << s.dropped_total()
-              << ", marked CE " << s.marked_ce << ", duplicated " << s.duplicated << ", corrupted "
-              << s.corrupted << ", reordered " << s.reordered << "\n";
+    std::cout << "replayed " << o.input << " -> " << o.output << " through profile " << profile.name << " ("
+              << direction << ", seed " << o.seed.value_or(profile.seed) << ")\n\n"
+              << to_table(sum);
+    if (s.snapshot_truncated > 0 || s.input_time_went_back > 0) {
+      std::cout << "input\n  snapshot-truncated      " << s.snapshot_truncated
+                << "\n  time went back          " << s.input_time_went_back << "\n";
+    }
   }
-  return held == 0 ? kExitOk : kExitCheckFailed;
+  return accounting_error(sum).empty() ? kExitOk : kExitCheckFailed;
 }
 
 }  // namespace gw

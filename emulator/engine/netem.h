@@ -9,8 +9,9 @@
 // times, bits per second for rates; a keyword given twice keeps its last value. What
 // iproute2 rejects is rejected with the same meaning, as InputError("netem", "argument N
 // (`word`)", reason). Values tc would accept but a gradwall profile cannot hold (limit 0, a
-// seed above 2^63-1, overheads outside the profile's ranges) are rejected as well, so that the
-// result always writes to a profile that loads.
+// seed above 2^63-1, overheads outside the profile's ranges, delays above 3600s, loss-state
+// rows summing above 1) are rejected as well, so that the result always writes to a profile
+// that loads. `distribution uniform` is accepted (netem's default; tc ships no uniform.dist).
 //
 // Mapping (REFERENCES.md §1): delay, jitter, correlation, distribution and reorder ->
 // DelaySettings (reorder_policy netem); loss/drop and ecn -> LossSettings; duplicate,
@@ -65,9 +66,9 @@ struct NetemPrintOptions {
 };
 
 // Prints a direction as netem arguments. Whatever netem cannot express (AQMs, queue limits in
-// bytes or time, microbursts, incast, rate traces, reorder_policy preserve, distribution
-// files, sub-microsecond delays...) is appended to `not_expressible` as a short phrase; the
-// printed arguments then describe the closest netem.
+// bytes or time, microbursts, incast, rate traces, reorder_policy preserve, distance_km,
+// distribution files, no packet limit...) is appended to `not_expressible` as a short phrase;
+// the printed arguments then describe the closest netem.
 std::string direction_to_netem(const DirectionSpec& dir, std::vector<std::string>& not_expressible,
                                const NetemPrintOptions& options = {});
 

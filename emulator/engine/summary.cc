@@ -117,7 +117,7 @@ std::string to_table(const ImpairmentSummary& s) {
   row("p90 / p99", ms(d.p90) + " / " + ms(d.p99));
   row("p99.9 / max", ms(d.p999) + " / " + ms(d.max));
   const Percentiles& q = s.queue_bytes;
-  os << "bottleneck queue (bytes)\n";
+  os << "bottleneck queue seen by arrivals (bytes)\n";
   row("p50 / p99 / max", std::to_string(q.p50) + " / " + std::to_string(q.p99) + " / " + std::to_string(q.max));
   char gp[64];
   std::snprintf(gp, sizeof gp, "%.3f Mbit/s over %.3f s", s.goodput_bps / 1e6, static_cast<double>(s.span.count()) / 1e9);

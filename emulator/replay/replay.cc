@@ -180,29 +180,15 @@ class ReplaySink final : public PacketSink {
     // error on the wire after the last hop would leave it.
     if (p.ce_marked) {
       apply_ce(r.bytes);
-      ++s_.marked_ce;
     }
     if (p.corrupt_bit != kNoCorruption) {
-      ++s_.corrupted;
       s_.corrupt_beyond_capture += flip_bit(r.bytes, p.corrupt_bit) ? 0 : 1;
     }
-    if (!p.duplicate) {
-      if (any_original_ && p.handle < max_original_) {
-        ++s_.reordered;
-      } else {
-        max_original_ = p.handle;
-        any_original_ = true;
-      }
-    }
-    ++s_.delivered;
-    s_.bytes_delivered += p.size_bytes;
-    delays_ns_.push_back(ns_of(p.time - p.arrival));
     pending_.push(std::move(r));
     release(it);
   }
 
-  void dropped(Packet&& p, DropCause cause) override {
-    ++s_.dropped[static_cast<std::size_t>(cause)];
+  void dropped(Packet&& p, DropCause /*cause*/) override {
     const auto it = frames_.find(p.handle);
     if (it != frames_.end()) {
       release(it);
@@ -221,8 +207,6 @@ class ReplaySink final : public PacketSink {
   }
 
   void flush_all(std::int64_t base_ns, AtomicPcapWriter& out) { flush_until(kNever, base_ns, out); }
-
-  std::vector<std::int64_t>& delays_ns() { return delays_ns_; }
 
  private:
   struct Frame {
@@ -243,47 +227,9 @@ class ReplaySink final : public PacketSink {
   std::priority_queue<OutRecord, std::vector<OutRecord>, std::greater<>> pending_;
   std::uint64_t seq_ = 0;
   std::int64_t watermark_ns_ = 0;
-  std::uint64_t max_original_ = 0;
-  bool any_original_ = false;
-  std::vector<std::int64_t> delays_ns_;
 };
 
-DelayPercentiles percentiles(std::vector<std::int64_t>& v) {
-  DelayPercentiles d;
-  d.count = v.size();
-  if (v.empty()) {
-    return d;
-  }
-  std::sort(v.begin(), v.end());
-  // Nearest rank: the smallest value with at least q of the sample at or below it.
-  const auto rank = [&](double q) {
-    const auto n = static_cast<double>(v.size());
-    const auto k = static_cast<std::size_t>(std::max(1.0, std::ceil(q * n)));
-    return Duration{v[std::min(k, v.size()) - 1]};
-  };
-  d.min = Duration{v.front()};
-  d.p50 = rank(0.50);
-  d.p90 = rank(0.90);
-  d.p99 = rank(0.99);
-  d.p999 = rank(0.999);
-  d.max = Duration{v.back()};
-  long double sum = 0;  // 64-bit mantissa: exact for sums below 2^64 ns (584 years)
-  for (const std::int64_t x : v) {
-    sum += static_cast<long double>(x);
-  }
-  d.mean = Duration{static_cast<std::int64_t>(std::floor(sum / static_cast<long double>(v.size())))};
-  return d;
-}
-
 }  // namespace
-
-std::uint64_t ReplaySummary::dropped_total() const {
-  std::uint64_t n = 0;
-  for (const auto d : dropped) {
-    n += d;
-  }
-  return n;
-}
 
 ReplaySummary replay(const ReplayOptions& o) {
   return replay(load_profile(o.profile), o);
@@ -298,7 +244,8 @@ ReplaySummary replay(const Profile& profile, const ReplayOptions& o) {
   }
   DirectionEngine engine(p, o.direction);
   ReplaySummary s;
-  ReplaySink sink(s);
+  ReplaySink writer(s);
+  SummarySink sink(&writer);  // counts delays and goodput, then hands packets to the writer
 
   std::int64_t first_ns = 0;
   Instant last = kEpoch;
@@ -324,24 +271,26 @@ ReplaySummary replay(const Profile& profile, const ReplayOptions& o) {
     last = arrival;
     const std::uint32_t wire_len = std::max(h->len, h->caplen);
     s.snapshot_truncated += h->caplen < h->len ? 1 : 0;
-    ++s.packets_in;
-    s.bytes_in += wire_len;
 
     const std::span<const std::uint8_t> frame(data, h->caplen);
-    sink.store(index, frame, wire_len);
+    writer.store(index, frame, wire_len);
     // Release what is due in every class pipeline before this packet joins one of them.
     engine.advance(arrival, sink);
+    std::uint64_t queue = 0;
+    for (const auto& c : engine.classes()) {
+      queue += c.pipeline->queue_bytes();
+    }
+    sink.arrival(arrival, queue);
     const std::uint64_t copies_before = engine.totals().duplicated;
     engine.push(packet_from_frame(frame, index, arrival, wire_len), arrival, sink);
-    sink.unpin(index, engine.totals().duplicated - copies_before);
-    sink.flush_until(arrival, first_ns, out);
+    writer.unpin(index, engine.totals().duplicated - copies_before);
+    writer.flush_until(arrival, first_ns, out);
   }
   engine.drain(sink, last);
-  sink.flush_all(first_ns, out);
+  writer.flush_all(first_ns, out);
   out.commit();
 
-  s.duplicated = engine.totals().duplicated;
-  s.delay = percentiles(sink.delays_ns());
+  s.impairment = sink.finish(engine.totals(), engine.held_packets());
   return s;
 }
 

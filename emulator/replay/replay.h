@@ -22,6 +22,7 @@
 #include "emulator/engine/engine.h"
 #include "emulator/engine/packet.h"
 #include "emulator/engine/spec.h"
+#include "emulator/engine/summary.h"
 
 namespace gw {
 
@@ -33,29 +34,10 @@ struct ReplayOptions {
   std::optional<std::uint64_t> seed;  // overrides the profile's seed
 };
 
-// One-way delay (release - arrival) of the packets written, nearest-rank percentiles.
-struct DelayPercentiles {
-  std::uint64_t count = 0;  // 0: no packet written, every field below is 0
-  Duration min{0};
-  Duration p50{0};
-  Duration p90{0};
-  Duration p99{0};
-  Duration p999{0};
-  Duration max{0};
-  Duration mean{0};  // rounded down
-};
-
 struct ReplaySummary {
-  std::uint64_t packets_in = 0;       // records read from IN
-  std::uint64_t bytes_in = 0;         // their wire lengths (pcap `len`)
-  std::uint64_t delivered = 0;        // records written to OUT, duplicate copies included
-  std::uint64_t bytes_delivered = 0;  // their wire lengths
-  std::array<std::uint64_t, static_cast<std::size_t>(DropCause::kCount)> dropped{};  // per cause
-  std::uint64_t marked_ce = 0;   // written with CE set (the engine marked them)
-  std::uint64_t duplicated = 0;  // extra copies the engine made (each written or dropped)
-  std::uint64_t corrupted = 0;   // written with one bit flipped
-  std::uint64_t reordered = 0;   // written after a record that came later in IN (copies excluded)
-  DelayPercentiles delay;
+  // Counters, one-way delay and queue percentiles, goodput: the same summary (and printer)
+  // as `profile probe`. Delays are release - arrival of the records written.
+  ImpairmentSummary impairment;
 
   // Records IN holds cut by its snapshot length (caplen < len): allowed; the engine sees the
   // wire length, OUT gets the captured bytes and keeps `len`.
@@ -66,8 +48,6 @@ struct ReplaySummary {
   // Records whose capture time is earlier than the record before (merged captures): they
   // enter the engine at the time of the latest record so far, as time never goes back.
   std::uint64_t input_time_went_back = 0;
-
-  std::uint64_t dropped_total() const;
 };
 
 // Replays o.input into o.output through direction o.direction of the profile in o.profile.

@@ -169,12 +169,12 @@ TEST_F(Replay, ConstantDelayShiftsEveryTimestamp) {
   const std::vector<Record> in = mixed_ecn_input();
   write_pcap(path("in.pcap"), in);
   const ReplaySummary s = replay(delay_profile(Duration{25'000'000}), options());
-  EXPECT_EQ(s.packets_in, 10U);
-  EXPECT_EQ(s.delivered, 10U);
-  EXPECT_EQ(s.dropped_total(), 0U);
-  EXPECT_EQ(s.delay.min, Duration{25'000'000});
-  EXPECT_EQ(s.delay.max, Duration{25'000'000});
-  EXPECT_EQ(s.delay.p50, Duration{25'000'000});
+  EXPECT_EQ(s.impairment.counters.packets_in, 10U);
+  EXPECT_EQ(s.impairment.counters.delivered, 10U);
+  EXPECT_EQ(s.impairment.counters.dropped_total(), 0U);
+  EXPECT_EQ(Duration{s.impairment.delay_ns.min}, Duration{25'000'000});
+  EXPECT_EQ(Duration{s.impairment.delay_ns.max}, Duration{25'000'000});
+  EXPECT_EQ(Duration{s.impairment.delay_ns.p50}, Duration{25'000'000});
   const std::vector<Record> out = read_pcap(path("out.pcap"));
   ASSERT_EQ(out.size(), in.size());
   for (std::size_t i = 0; i < in.size(); ++i) {
@@ -203,9 +203,9 @@ TEST_F(Replay, CeMarksCarryAGoodChecksumAsTsharkSeesIt) {
   loss.ecn = true;
   p.a_to_b.loss = loss;
   const ReplaySummary s = replay(p, options());
-  EXPECT_EQ(s.marked_ce, 5U);
-  EXPECT_EQ(s.delivered, 5U);
-  EXPECT_EQ(s.dropped[static_cast<std::size_t>(DropCause::kLoss)], 5U);
+  EXPECT_EQ(s.impairment.counters.marked_ce, 5U);
+  EXPECT_EQ(s.impairment.counters.delivered, 5U);
+  EXPECT_EQ(s.impairment.counters.dropped[static_cast<std::size_t>(DropCause::kLoss)], 5U);
 
   if (std::system("command -v tshark >/dev/null 2>&1") != 0) {
     GTEST_SKIP() << "tshark not installed";
@@ -237,8 +237,8 @@ TEST_F(Replay, DuplicatesAreWrittenTwice) {
   Profile p = delay_profile(Duration{1'000'000});
   p.a_to_b.duplicate = ChanceSettings{1.0, 0};
   const ReplaySummary s = replay(p, options());
-  EXPECT_EQ(s.duplicated, 10U);
-  EXPECT_EQ(s.delivered, 20U);
+  EXPECT_EQ(s.impairment.counters.duplicated, 10U);
+  EXPECT_EQ(s.impairment.counters.delivered, 20U);
   const std::vector<Record> out = read_pcap(path("out.pcap"));
   const std::vector<Record> in = mixed_ecn_input();
   ASSERT_EQ(out.size(), 20U);
@@ -267,9 +267,9 @@ TEST_F(Replay, CopiesOutliveTheirDroppedOriginal) {
   q.limit_packets = 1;
   p.a_to_b.queue = q;
   const ReplaySummary s = replay(p, options());
-  EXPECT_EQ(s.delivered + s.dropped_total(), 100U);
-  EXPECT_GT(s.dropped_total(), 0U);
-  EXPECT_EQ(read_pcap(path("out.pcap")).size(), s.delivered);
+  EXPECT_EQ(s.impairment.counters.delivered + s.impairment.counters.dropped_total(), 100U);
+  EXPECT_GT(s.impairment.counters.dropped_total(), 0U);
+  EXPECT_EQ(read_pcap(path("out.pcap")).size(), s.impairment.counters.delivered);
 }
 
 TEST_F(Replay, CorruptionFlipsExactlyOneBit) {
@@ -277,7 +277,7 @@ TEST_F(Replay, CorruptionFlipsExactlyOneBit) {
   Profile p = delay_profile(Duration{0});
   p.a_to_b.corrupt = ChanceSettings{1.0, 0};
   const ReplaySummary s = replay(p, options());
-  EXPECT_EQ(s.corrupted, 10U);
+  EXPECT_EQ(s.impairment.counters.corrupted, 10U);
   const std::vector<Record> out = read_pcap(path("out.pcap"));
   const std::vector<Record> in = mixed_ecn_input();
   ASSERT_EQ(out.size(), in.size());
@@ -305,12 +305,12 @@ TEST_F(Replay, OutputIsInReleaseOrderAndDeterministic) {
   ReplayOptions o = options();
   o.seed = 99;
   const ReplaySummary s = replay(p, o);
-  EXPECT_EQ(s.delivered, 500U);
-  EXPECT_GT(s.reordered, 0U);
-  EXPECT_GE(s.delay.min, Duration{3'000'000});
-  EXPECT_LE(s.delay.max, Duration{7'000'000});
-  EXPECT_LE(s.delay.min, s.delay.p50);
-  EXPECT_LE(s.delay.p50, s.delay.p99);
+  EXPECT_EQ(s.impairment.counters.delivered, 500U);
+  EXPECT_GT(s.impairment.counters.reordered, 0U);
+  EXPECT_GE(Duration{s.impairment.delay_ns.min}, Duration{3'000'000});
+  EXPECT_LE(Duration{s.impairment.delay_ns.max}, Duration{7'000'000});
+  EXPECT_LE(Duration{s.impairment.delay_ns.min}, Duration{s.impairment.delay_ns.p50});
+  EXPECT_LE(Duration{s.impairment.delay_ns.p50}, Duration{s.impairment.delay_ns.p99});
   const std::vector<Record> out = read_pcap(path("out.pcap"));
   ASSERT_EQ(out.size(), 500U);
   for (std::size_t i = 1; i < out.size(); ++i) {
@@ -333,7 +333,7 @@ TEST_F(Replay, SnapshotTruncatedRecordsAreReplayedAndCounted) {
              {{kBaseNs, cut, static_cast<std::uint32_t>(full.size())}, {kBaseNs + 5, full, 0}});
   const ReplaySummary s = replay(delay_profile(Duration{1000}), options());
   EXPECT_EQ(s.snapshot_truncated, 1U);
-  EXPECT_EQ(s.bytes_in, 2 * full.size());
+  EXPECT_EQ(s.impairment.counters.bytes_in, 2 * full.size());
   const std::vector<Record> out = read_pcap(path("out.pcap"));
   ASSERT_EQ(out.size(), 2U);
   EXPECT_EQ(out[0].bytes, cut);
@@ -406,8 +406,8 @@ TEST_F(Replay, TimeGoingBackInTheInputIsClampedAndCounted) {
 TEST_F(Replay, EmptyCaptureGivesAnEmptyOutput) {
   write_pcap(path("in.pcap"), {});
   const ReplaySummary s = replay(delay_profile(Duration{0}), options());
-  EXPECT_EQ(s.packets_in, 0U);
-  EXPECT_EQ(s.delay.count, 0U);
+  EXPECT_EQ(s.impairment.counters.packets_in, 0U);
+  EXPECT_EQ(s.impairment.delay_ns.count, 0U);
   EXPECT_TRUE(read_pcap(path("out.pcap")).empty());
 }
 
