@@ -1,5 +1,8 @@
 // gradwall profile validate | probe
 #include <boost/program_options.hpp>
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 
@@ -26,6 +29,19 @@ po::variables_map parse(const Args& args, const po::options_description& opts,
 }
 
 }  // namespace
+
+std::uint64_t parse_seed_option(const std::string& text) {
+  const bool digits = !text.empty() && text.size() <= 20 &&
+                      std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+  if (digits) {
+    errno = 0;
+    const unsigned long long v = std::strtoull(text.c_str(), nullptr, 10);
+    if (errno == 0) {
+      return v;
+    }
+  }
+  throw InputError("--seed", "", "must be an integer in [0, 2^64-1], got \"" + text + "\"");
+}
 
 std::string default_profile_path() {
   for (const auto& dir : data_search_dirs("wan")) {
@@ -70,13 +86,17 @@ int cmd_profile_probe(const Args& args) {
   std::string ecn = "none";
   std::string direction = "a_to_b";
   ProbeOptions o;
+  // Signed, so that "-5" is an error rather than 2^64 - 5 packets.
+  std::int64_t packets = static_cast<std::int64_t>(o.packets);
+  std::int64_t size = o.size_bytes;
+  std::int64_t flows = o.flows;
   opts.add_options()("help,h", "this help")
-      ("packets", po::value<std::uint64_t>(&o.packets)->default_value(o.packets), "packets to send")
-      ("size", po::value<std::uint32_t>(&o.size_bytes)->default_value(o.size_bytes), "frame size in bytes")
+      ("packets", po::value<std::int64_t>(&packets)->default_value(packets), "packets to send (1 to 10^9)")
+      ("size", po::value<std::int64_t>(&size)->default_value(size), "frame size in bytes (64 to 65535)")
       ("rate", po::value<std::string>(&rate)->default_value(rate), "offered load, tc units (100Mbit, 10Gbit)")
-      ("flows", po::value<std::uint32_t>(&o.flows)->default_value(o.flows), "flows (distinct UDP source ports)")
+      ("flows", po::value<std::int64_t>(&flows)->default_value(flows), "flows (distinct UDP source ports, 1 to 65535)")
       ("ecn", po::value<std::string>(&ecn)->default_value(ecn), "ECN codepoint of the traffic: none, ect0, ect1")
-      ("seed", po::value<std::uint64_t>(), "random seed (overrides the profile's)")
+      ("seed", po::value<std::string>(), "random seed, 0 to 2^64-1 (overrides the profile's)")
       ("direction", po::value<std::string>(&direction)->default_value(direction), "a_to_b or b_to_a")
       ("json", "print JSON instead of a table")
       ("file", po::value<std::string>(), "profile");
@@ -105,11 +125,20 @@ int cmd_profile_probe(const Args& args) {
     throw InputError("--direction", "", "must be a_to_b or b_to_a, got \"" + direction + "\"");
   }
   o.direction = direction == "a_to_b" ? Direction::kAToB : Direction::kBToA;
-  if (o.flows == 0 || o.size_bytes < 64 || o.size_bytes > 65535) {
-    throw InputError("--flows/--size", "", "need at least one flow and a size in [64, 65535] bytes");
+  if (packets < 1 || packets > 1'000'000'000) {
+    throw InputError("--packets", "", "must be in [1, 1000000000], got " + std::to_string(packets));
   }
+  if (size < 64 || size > 65535) {
+    throw InputError("--size", "", "must be in [64, 65535] bytes, got " + std::to_string(size));
+  }
+  if (flows < 1 || flows > 65535) {
+    throw InputError("--flows", "", "must be in [1, 65535], got " + std::to_string(flows));
+  }
+  o.packets = static_cast<std::uint64_t>(packets);
+  o.size_bytes = static_cast<std::uint32_t>(size);
+  o.flows = static_cast<std::uint32_t>(flows);
   if (vm.count("seed")) {
-    o.seed = vm["seed"].as<std::uint64_t>();
+    o.seed = parse_seed_option(vm["seed"].as<std::string>());
   }
   const std::string file = vm.count("file") ? vm["file"].as<std::string>() : default_profile_path();
   const Profile profile = load_profile(file);

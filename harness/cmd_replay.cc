@@ -22,7 +22,7 @@ int cmd_replay(const Args& args) {
   opts.add_options()("help,h", "this help")
       ("profile", po::value<std::string>(&o.profile), "profile file (required)")
       ("direction", po::value<std::string>(&direction)->default_value(direction), "a_to_b or b_to_a")
-      ("seed", po::value<std::uint64_t>(), "random seed (overrides the profile's)")
+      ("seed", po::value<std::string>(), "random seed, 0 to 2^64-1 (overrides the profile's)")
       ("json", "print the summary as JSON")
       ("in", po::value<std::string>(&o.input), "input pcap")
       ("out", po::value<std::string>(&o.output), "output pcap");
@@ -43,7 +43,7 @@ int cmd_replay(const Args& args) {
   }
   o.direction = direction == "a_to_b" ? Direction::kAToB : Direction::kBToA;
   if (vm.count("seed")) {
-    o.seed = vm["seed"].as<std::uint64_t>();
+    o.seed = parse_seed_option(vm["seed"].as<std::string>());
   }
   const Profile profile = load_profile(o.profile);
   const ReplaySummary s = replay(profile, o);

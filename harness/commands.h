@@ -3,6 +3,7 @@
 // exit code 2 by cli_main.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,9 @@ int cmd_profile_from_netem(const Args& args);
 int cmd_profile_to_netem(const Args& args);
 int cmd_profile_probe(const Args& args);
 int cmd_replay(const Args& args);
+
+// A --seed value: decimal digits only (so "-1" is an error, not 2^64 - 1).
+std::uint64_t parse_seed_option(const std::string& text);
 
 // Where the default profile lives (profiles/wan/cross-continent.json), found the same way as
 // the distribution tables (data_search_dirs).

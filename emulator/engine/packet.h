@@ -26,19 +26,23 @@ struct IpAddress {
 };
 
 // One hop of in-band network telemetry as the queue stage stamps it (P4.org INT v2.1 per-hop
-// metadata, REFERENCES.md §4). Units: bytes, nanoseconds, parts per million of link rate.
+// metadata, REFERENCES.md §4, in a compact 32-byte form close to HPCC's). Units: bytes,
+// nanoseconds, parts per million of link rate, Mbit/s. tx_bytes wraps at 2^32 (HPCC's
+// txBytes is a wrapping counter too: consumers take differences).
 struct IntHop {
   std::uint32_t node_id = 0;
   std::uint32_t queue_bytes = 0;         // queue occupancy when the packet left
   std::uint32_t hop_latency_ns = 0;      // time spent in this hop's queue + serialization
   std::uint32_t tx_utilization_ppm = 0;  // egress rate over link rate, smoothed
+  std::uint32_t link_rate_mbps = 0;
+  std::uint32_t tx_bytes = 0;            // bytes sent by the hop so far, mod 2^32
   std::uint64_t egress_ts_ns = 0;        // when the packet left the hop (run time)
-  std::uint64_t tx_bytes = 0;            // bytes sent by the hop so far (HPCC's txBytes)
-  std::uint64_t link_rate_bps = 0;
 };
 
+// Three hops cover a path through the emulator's own queues (NIC, bottleneck, egress port);
+// the stack is carried by value, so it is kept small: every stage copies packets.
 struct IntStack {
-  static constexpr std::size_t kMaxHops = 4;
+  static constexpr std::size_t kMaxHops = 3;
   std::uint8_t hops = 0;
   std::array<IntHop, kMaxHops> hop{};
 };

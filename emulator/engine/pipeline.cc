@@ -115,6 +115,8 @@ void Pipeline::set_active(const DirectionSpec& spec) {
     }
   }
   std::sort(live_.begin(), live_.end());
+  wake_.assign(kStages, kNever);
+  dirty_ = ~0U;  // settings changed: ask every stage again
 }
 
 void Pipeline::reconfigure(const DirectionSpec& spec) {
@@ -135,6 +137,7 @@ void Pipeline::forward(Packet&& p, std::size_t from, PacketSink& sink) {
   if (j < kStages) {
     Output out(*this, j, sink);
     const Instant t = p.time;
+    dirty_ |= 1U << j;
     stages_[j]->push(std::move(p), t, out);
     return;
   }
@@ -157,10 +160,23 @@ void Pipeline::forward(Packet&& p, std::size_t from, PacketSink& sink) {
   sink.deliver(std::move(p));
 }
 
+void Pipeline::refresh() const {
+  if (dirty_ == 0) {
+    return;
+  }
+  for (const std::size_t i : live_) {
+    if ((dirty_ >> i) & 1U) {
+      wake_[i] = stages_[i]->next_wakeup();
+    }
+  }
+  dirty_ = 0;
+}
+
 Instant Pipeline::next_wakeup() const {
+  refresh();
   Instant t = kNever;
   for (const std::size_t i : live_) {
-    t = std::min(t, stages_[i]->next_wakeup());
+    t = std::min(t, wake_[i]);
   }
   return t;
 }
@@ -169,10 +185,11 @@ void Pipeline::run_until(Instant now, PacketSink& sink) {
   for (;;) {
     // The earliest wakeup; on a tie the most downstream stage goes first, so what is already
     // further along leaves before what follows it at the same instant.
+    refresh();
     Instant t = kNever;
     std::size_t which = 0;
     for (const std::size_t i : live_) {
-      const Instant w = stages_[i]->next_wakeup();
+      const Instant w = wake_[i];
       if (w <= t) {
         t = w;
         which = i;
@@ -182,6 +199,7 @@ void Pipeline::run_until(Instant now, PacketSink& sink) {
       return;
     }
     Output out(*this, which, sink);
+    dirty_ |= 1U << which;
     stages_[which]->pull(t, out);
   }
 }
@@ -206,6 +224,7 @@ void Pipeline::push(Packet&& p, Instant now, PacketSink& sink) {
   const std::size_t j = next_active_[0];
   if (j < kStages) {
     Output out(*this, j, sink);
+    dirty_ |= 1U << j;
     stages_[j]->push(std::move(p), now, out);
     return;
   }

@@ -94,6 +94,10 @@ class Pipeline {
   std::vector<bool> active_;
   std::vector<std::size_t> next_active_;  // [i] = first active stage at index >= i (kStages: none)
   std::vector<std::size_t> live_;         // stages the event loop asks for wakeups
+  // Each stage's next wakeup, asked again only after the stage was called (push or pull).
+  mutable std::vector<Instant> wake_;
+  mutable std::uint32_t dirty_ = ~0U;
+  void refresh() const;
   QueueStage* queue_ = nullptr;
   LossStage* loss_ = nullptr;
   DuplicateStage* duplicate_ = nullptr;

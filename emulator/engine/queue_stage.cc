@@ -241,8 +241,8 @@ void QueueStage::leave(Queued& q, Instant departure, Duration tx, StageOutput& o
     h.hop_latency_ns = static_cast<std::uint32_t>(std::min<std::int64_t>((departure - q.enqueued).count(), UINT32_MAX));
     h.tx_utilization_ppm = static_cast<std::uint32_t>(utilization_ * 1e6);
     h.egress_ts_ns = static_cast<std::uint64_t>(ns_of(departure));
-    h.tx_bytes = tx_bytes_;
-    h.link_rate_bps = rate_at(departure).bps;
+    h.tx_bytes = static_cast<std::uint32_t>(tx_bytes_);
+    h.link_rate_mbps = static_cast<std::uint32_t>(std::min<std::uint64_t>(rate_at(departure).bps / 1'000'000, UINT32_MAX));
   }
   q.packet.time = departure;
   out.emit(std::move(q.packet));

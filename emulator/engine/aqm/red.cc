@@ -47,7 +47,7 @@ void RedAqm::update_average(const QueueView& q, Instant now) {
   } else {
     const double m =
         static_cast<double>((now - *idle_since_).count()) / static_cast<double>(per_packet.count());
-    avg_ *= std::pow(1.0 - s_.weight, m);
+    avg_ *= std::exp(m * log_keep_);  // (1 - wq)^m, with log(1 - wq) computed once
   }
   // The decay is now accounted up to `now`; if this packet does not join (dropped here or by a
   // limit), the next arrival decays only the time after it.

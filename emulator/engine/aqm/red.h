@@ -14,6 +14,7 @@
 // like Linux sch_red without `harddrop`, also beyond max).
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -26,7 +27,8 @@ namespace gw {
 
 class RedAqm final : public Aqm {
  public:
-  RedAqm(const RedSettings& settings, Rng rng) : s_(settings), rng_(rng) {}
+  RedAqm(const RedSettings& settings, Rng rng)
+      : s_(settings), rng_(rng), log_keep_(std::log1p(-settings.weight)) {}
 
   AqmVerdict on_enqueue(const Packet& p, const QueueView& q, Instant now) override;
   AqmVerdict on_dequeue(const Packet& p, Duration sojourn, const QueueView& q, Instant now) override;
@@ -46,6 +48,7 @@ class RedAqm final : public Aqm {
   Rng rng_;
 
   double avg_ = 0;                     // bytes
+  double log_keep_ = 0;                // log(1 - wq), for the idle decay
   std::int64_t count_ = -1;            // packets since the last mark; -1 below min
   std::optional<Instant> idle_since_;  // the paper's q_time: when the queue last went empty
   double last_p_ = 0;

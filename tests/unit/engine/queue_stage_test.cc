@@ -128,7 +128,7 @@ TEST(QueueStage, IntStampsQueueDepthLatencyAndRate) {
     ASSERT_EQ(t.hops, 1);
     EXPECT_EQ(t.hop[0].node_id, 42U);
     EXPECT_EQ(t.hop[0].hop_latency_ns, 12'000U * (i + 1));
-    EXPECT_EQ(t.hop[0].link_rate_bps, 1'000'000'000U);
+    EXPECT_EQ(t.hop[0].link_rate_mbps, 1000U);
     EXPECT_EQ(t.hop[0].egress_ts_ns, 12'000U * (i + 1));
   }
   // Occupancy as each packet leaves, before the next starts: two, one, none waiting.
