@@ -67,8 +67,8 @@ int cmd_profile_validate(const Args& args) {
   for (const auto& f : vm["file"].as<std::vector<std::string>>()) {
     try {
       const Profile p = load_profile(f);
-      std::cout << f << ": ok (profile \"" << p.name << "\", " << p.classes.size() << " classes, "
-                << p.phases.size() << " phases)\n";
+      std::cout << f << ": ok (profile \"" << p.name << "\", " << p.classes.size() << (p.classes.size() == 1 ? " class, " : " classes, ")
+                << p.phases.size() << (p.phases.size() == 1 ? " phase)\n" : " phases)\n");
     } catch (const InputError& e) {
       std::cerr << e.what() << "\n";
       rc = kExitBadInput;

@@ -81,6 +81,11 @@ void DirectionEngine::apply_phases_until(Instant now, PacketSink& sink) {
     // Everything due before the change happens under the old settings.
     default_->advance(at - Duration{1}, sink);
     default_->reconfigure(direction_of(next, dir_));
+    for (std::size_t i = 0; i < class_pipelines_.size() && i < next.classes.size(); ++i) {
+      class_pipelines_[i]->advance(at - Duration{1}, sink);
+      const ClassDirections& c = next.classes[i];
+      class_pipelines_[i]->reconfigure(dir_ == Direction::kAToB ? c.a_to_b : c.b_to_a);
+    }
     ++phase_;
   }
 }
@@ -169,7 +174,11 @@ void DirectionEngine::reconfigure(const Profile& profile, Instant now) {
     ++phase_;
   }
   if (phase_ >= 0) {
-    default_->reconfigure(direction_of(phases_[static_cast<std::size_t>(phase_)], dir_));
+    const PhaseSpec& ph = phases_[static_cast<std::size_t>(phase_)];
+    default_->reconfigure(direction_of(ph, dir_));
+    for (std::size_t i = 0; i < class_pipelines_.size() && i < ph.classes.size(); ++i) {
+      class_pipelines_[i]->reconfigure(dir_ == Direction::kAToB ? ph.classes[i].a_to_b : ph.classes[i].b_to_a);
+    }
   }
 }
 

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <cstring>
+#include <set>
 #include <limits>
 #include <sstream>
 
@@ -532,20 +533,51 @@ Profile parse_profile(const nlohmann::json& doc, const std::string& file) {
   p.a_to_b = parse_direction(a_json, file, a_path);
   p.b_to_a = parse_direction(b_json, file, b_path);
 
+  // Each class's directions as JSON, so that phases can patch them.
+  struct ClassJson {
+    nlohmann::json a;
+    nlohmann::json b;
+    bool one_direction = true;
+  };
+  std::vector<ClassJson> class_json;
   if (r.has("classes")) {
     for (const auto& c : r.objects("classes")) {
       ClassSpec cs;
       cs.name = c.string("name");
+      for (const auto& earlier : p.classes) {
+        if (earlier.name == cs.name) {
+          c.fail("name", "\"" + cs.name + "\" names two classes");
+        }
+      }
       cs.match = parse_match(c.object("match"));
       const auto [ca, cb] = directions(c);
       const std::string ca_path = c.path_of(c.has("a_to_b") ? "a_to_b" : "b_to_a");
       const std::string cb_path = c.has("b_to_a") ? c.path_of("b_to_a") : ca_path;
       cs.a_to_b = parse_direction(ca, file, ca_path);
       cs.b_to_a = parse_direction(cb, file, cb_path);
+      class_json.push_back({ca, cb, !(c.has("a_to_b") && c.has("b_to_a"))});
       c.finish();
       p.classes.push_back(std::move(cs));
     }
   }
+
+  // Applies a phase's patch object {a_to_b, b_to_a} to a pair of directions.
+  const auto patch_pair = [](const JsonReader& ph, nlohmann::json& a, nlohmann::json& b, bool one_direction) {
+    if (ph.has("a_to_b")) {
+      ph.object("a_to_b");
+      a.merge_patch(ph.raw().at("a_to_b"));
+      if (one_direction && !ph.has("b_to_a")) {
+        b.merge_patch(ph.raw().at("a_to_b"));
+      }
+    }
+    if (ph.has("b_to_a")) {
+      ph.object("b_to_a");
+      b.merge_patch(ph.raw().at("b_to_a"));
+      if (one_direction && !ph.has("a_to_b")) {
+        a.merge_patch(ph.raw().at("b_to_a"));
+      }
+    }
+  };
 
   if (r.has("phases")) {
     nlohmann::json cur_a = a_json;
@@ -565,25 +597,37 @@ Profile parse_profile(const nlohmann::json& doc, const std::string& file) {
       ps.name = ph.optional_string("name").value_or("phase " + std::to_string(p.phases.size() + 1));
       // Each phase is an RFC 7386 merge patch on the directions as they were before it; a
       // patch given only for a_to_b applies to b_to_a too when the profile gave one direction.
-      const bool one_direction = !(r.has("a_to_b") && r.has("b_to_a"));
-      if (ph.has("a_to_b")) {
-        ph.object("a_to_b");
-        cur_a.merge_patch(ph.raw().at("a_to_b"));
-        if (one_direction && !ph.has("b_to_a")) {
-          cur_b.merge_patch(ph.raw().at("a_to_b"));
+      patch_pair(ph, cur_a, cur_b, !(r.has("a_to_b") && r.has("b_to_a")));
+      if (const auto classes = ph.optional_object("classes")) {
+        std::set<std::string, std::less<>> names;
+        for (const auto& c : p.classes) {
+          names.insert(c.name);
         }
-      }
-      if (ph.has("b_to_a")) {
-        ph.object("b_to_a");
-        cur_b.merge_patch(ph.raw().at("b_to_a"));
-        if (one_direction && !ph.has("a_to_b")) {
-          cur_a.merge_patch(ph.raw().at("b_to_a"));
+        for (const auto& [name, patch] : classes->raw().items()) {
+          const auto it = std::find_if(p.classes.begin(), p.classes.end(),
+                                       [&](const ClassSpec& c) { return c.name == name; });
+          if (it == p.classes.end()) {
+            std::string reason = "no class is named \"" + name + "\"";
+            if (const auto near = closest(name, names)) {
+              reason += " (did you mean \"" + *near + "\"?)";
+            }
+            classes->fail(name, reason);
+          }
+          const JsonReader cp = classes->object(name);
+          ClassJson& cj = class_json[static_cast<std::size_t>(it - p.classes.begin())];
+          patch_pair(cp, cj.a, cj.b, cj.one_direction);
+          cp.finish();
         }
       }
       ph.finish();
       const std::string where = ph.path();
       ps.a_to_b = parse_direction(cur_a, file, where + ".a_to_b");
       ps.b_to_a = parse_direction(cur_b, file, where + ".b_to_a");
+      for (std::size_t i = 0; i < class_json.size(); ++i) {
+        const std::string cwhere = where + ".classes." + p.classes[i].name;
+        ps.classes.push_back({parse_direction(class_json[i].a, file, cwhere + ".a_to_b"),
+                              parse_direction(class_json[i].b, file, cwhere + ".b_to_a")});
+      }
       p.phases.push_back(std::move(ps));
     }
   }

@@ -386,6 +386,12 @@ json phases_json(const Profile& p, const json& doc) {
   const bool one_direction = !doc.contains("b_to_a");
   json cur_a = doc.at("a_to_b");
   json cur_b = one_direction ? cur_a : doc.at("b_to_a");
+  std::vector<json> class_a;
+  std::vector<json> class_b;
+  for (const auto& c : p.classes) {
+    class_a.push_back(direction_to_json(c.a_to_b));
+    class_b.push_back(direction_to_json(c.b_to_a));
+  }
   json out = json::array();
   for (const auto& ph : p.phases) {
     json pj = json::object();
@@ -414,6 +420,23 @@ json phases_json(const Profile& p, const json& doc) {
     }
     cur_a = std::move(next_a);
     cur_b = std::move(next_b);
+    // Classes: a patch per class that changed, on its directions before this phase.
+    json classes = json::object();
+    for (std::size_t i = 0; i < ph.classes.size() && i < p.classes.size(); ++i) {
+      json next_ca = direction_to_json(ph.classes[i].a_to_b);
+      json next_cb = direction_to_json(ph.classes[i].b_to_a);
+      json pa = merge_diff(class_a[i], next_ca);
+      json pb = merge_diff(class_b[i], next_cb);
+      if (!pa.empty() || !pb.empty()) {
+        // Both given explicitly, so the loader never copies one onto the other.
+        classes[p.classes[i].name] = json{{"a_to_b", std::move(pa)}, {"b_to_a", std::move(pb)}};
+      }
+      class_a[i] = std::move(next_ca);
+      class_b[i] = std::move(next_cb);
+    }
+    if (!classes.empty()) {
+      pj["classes"] = std::move(classes);
+    }
     out.push_back(std::move(pj));
   }
   return out;

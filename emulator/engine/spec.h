@@ -233,11 +233,18 @@ struct ClassSpec {
   DirectionSpec b_to_a;
 };
 
+struct ClassDirections {
+  DirectionSpec a_to_b;
+  DirectionSpec b_to_a;
+};
+
 struct PhaseSpec {
   Duration at{0};
   std::string name;
   DirectionSpec a_to_b;  // the whole direction as it is from `at` on (patch already applied)
   DirectionSpec b_to_a;
+  // Every class's directions from `at` on, in the profile's class order (patched or not).
+  std::vector<ClassDirections> classes;
 };
 
 struct Profile {

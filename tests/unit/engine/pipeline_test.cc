@@ -141,6 +141,26 @@ TEST(DirectionEngine, PhasesChangeTheDelayAtTheirTime) {
   EXPECT_EQ(e.phase(), 0);
 }
 
+TEST(DirectionEngine, PhasesPatchClassesToo) {
+  const Profile p = parse_profile(nlohmann::json::parse(R"({"gradwall": "profile/v1",
+      "a_to_b": {"delay": {"delay_ms": 25}},
+      "classes": [{"name": "cnp", "match": {"roce": true}, "a_to_b": {"delay": {"delay_ms": 25}}}],
+      "phases": [{"at_s": 1, "a_to_b": {"delay": {"delay_ms": 40}},
+                  "classes": {"cnp": {"a_to_b": {"delay": {"delay_ms": 40}}}}}]})"),
+                                  "p.json");
+  DirectionEngine e(p, Direction::kAToB);
+  CollectingSink sink;
+  Packet cnp = udp_packet(100);
+  cnp.headers.roce = true;
+  e.push(std::move(cnp), kEpoch + Duration{2'000'000'000}, sink);
+  e.push(udp_packet(100), kEpoch + Duration{2'000'000'000}, sink);
+  e.drain(sink, kEpoch + Duration{2'000'000'000});
+  ASSERT_EQ(sink.delivered.size(), 2U);
+  for (const Packet& q : sink.delivered) {
+    EXPECT_EQ((q.time - q.arrival).count(), 40'000'000);
+  }
+}
+
 TEST(DirectionEngine, ClassesGetTheirOwnPipeline) {
   const Profile p = parse_profile(nlohmann::json::parse(R"({"gradwall": "profile/v1",
       "a_to_b": {"loss": {"p": 1}},

@@ -68,6 +68,11 @@ TEST(ProfileLoader, BadProfilesGiveFilePathAndReason) {
       {R"({"gradwall": "profile/v1", "classes": [{"name": "x", "match": {"dscp": 64}}]})",
        "wan.json: $.classes[0].match.dscp: must be in [0, 63], got 64"},
       {R"({"gradwall": "profile/v1", "seed": "one"})", R"(wan.json: $.seed: must be an integer, got "one")"},
+      {R"({"gradwall": "profile/v1", "classes": [{"name": "cnp", "match": {}}],
+           "phases": [{"at_s": 1, "classes": {"cpn": {}}}]})",
+       R"(wan.json: $.phases[0].classes.cpn: no class is named "cpn" (did you mean "cnp"?))"},
+      {R"({"gradwall": "profile/v1", "classes": [{"name": "x", "match": {}}, {"name": "x", "match": {}}]})",
+       R"(wan.json: $.classes[1].name: "x" names two classes)"},
   };
   for (const BadProfile& c : cases) {
     const std::string got = error_of(c.json);
