@@ -18,9 +18,12 @@ struct Command {
 };
 
 const Command kCommands[] = {
-    {"profile validate", "validate profiles (file, JSON path and reason for each error)", cmd_profile_validate},
-    {"profile from-netem", "print the profile equivalent to a tc-netem argument string", cmd_profile_from_netem},
-    {"profile to-netem", "print a profile's netem-expressible part as `tc qdisc show` does", cmd_profile_to_netem},
+    {"profile validate", "validate profiles (file, JSON path and reason for each error)",
+     cmd_profile_validate},
+    {"profile from-netem", "print the profile equivalent to a tc-netem argument string",
+     cmd_profile_from_netem},
+    {"profile to-netem", "print a profile's netem-expressible part as `tc qdisc show` does",
+     cmd_profile_to_netem},
     {"profile probe", "push synthetic traffic through a profile in virtual time", cmd_profile_probe},
     {"replay", "impair a pcap capture offline", cmd_replay},
 };

@@ -21,9 +21,9 @@ int cmd_profile_from_netem(const Args& args) {
       "Both directions get the same impairment. What iproute2 rejects is rejected with the\n"
       "same meaning.\nOptions");
   std::string name = "from-netem";
-  opts.add_options()("help,h", "this help")
-      ("name", po::value<std::string>(&name)->default_value(name), "profile name")
-      ("args", po::value<std::vector<std::string>>()->composing(), "netem arguments");
+  opts.add_options()("help,h", "this help")("name", po::value<std::string>(&name)->default_value(name),
+                                            "profile name")(
+      "args", po::value<std::vector<std::string>>()->composing(), "netem arguments");
   po::positional_options_description pos;
   pos.add("args", -1);
   po::variables_map vm;
@@ -50,7 +50,8 @@ int cmd_profile_from_netem(const Args& args) {
   try {
     parse_profile(j, "<from-netem>");
   } catch (const InputError& e) {
-    throw EnvironmentError(std::string("internal error: the profile written does not load back: ") + e.what());
+    throw EnvironmentError(std::string("internal error: the profile written does not load back: ") +
+                           e.what());
   }
   // Print the version and names first, as the shipped profiles read.
   nlohmann::ordered_json ordered;
@@ -74,10 +75,10 @@ int cmd_profile_to_netem(const Args& args) {
       "Prints the netem-expressible part of one direction of a profile as iproute2's\n"
       "`tc qdisc show` prints netem options; what netem cannot express is listed on stderr.\nOptions");
   std::string direction = "a_to_b";
-  opts.add_options()("help,h", "this help")
-      ("direction", po::value<std::string>(&direction)->default_value(direction), "a_to_b or b_to_a")
-      ("command", "print arguments for `tc qdisc add ... netem` (exact units, distribution names) instead")
-      ("file", po::value<std::string>(), "profile");
+  opts.add_options()("help,h", "this help")(
+      "direction", po::value<std::string>(&direction)->default_value(direction), "a_to_b or b_to_a")(
+      "command", "print arguments for `tc qdisc add ... netem` (exact units, distribution names) instead")(
+      "file", po::value<std::string>(), "profile");
   po::positional_options_description pos;
   pos.add("file", 1);
   po::variables_map vm;

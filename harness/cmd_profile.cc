@@ -1,6 +1,6 @@
 // gradwall profile validate | probe
-#include <boost/program_options.hpp>
 #include <algorithm>
+#include <boost/program_options.hpp>
 #include <cerrno>
 #include <cstdlib>
 #include <filesystem>
@@ -50,12 +50,17 @@ std::string default_profile_path() {
       return f;
     }
   }
-  throw EnvironmentError("the default profile wan/cross-continent.json was not found (searched the data folders; set GRADWALL_DATA_DIR)");
+  throw EnvironmentError(
+      "the default profile wan/cross-continent.json was not found (searched the data folders; set "
+      "GRADWALL_DATA_DIR)");
 }
 
 int cmd_profile_validate(const Args& args) {
-  po::options_description opts("gradwall profile validate FILE...\n\nValidates profiles; each error names the file, the JSON path and the reason.\nOptions");
-  opts.add_options()("help,h", "this help")("file", po::value<std::vector<std::string>>()->composing(), "files");
+  po::options_description opts(
+      "gradwall profile validate FILE...\n\nValidates profiles; each error names the file, the JSON path and "
+      "the reason.\nOptions");
+  opts.add_options()("help,h", "this help")("file", po::value<std::vector<std::string>>()->composing(),
+                                            "files");
   po::positional_options_description pos;
   pos.add("file", -1);
   const auto vm = parse(args, opts, pos);
@@ -67,8 +72,9 @@ int cmd_profile_validate(const Args& args) {
   for (const auto& f : vm["file"].as<std::vector<std::string>>()) {
     try {
       const Profile p = load_profile(f);
-      std::cout << f << ": ok (profile \"" << p.name << "\", " << p.classes.size() << (p.classes.size() == 1 ? " class, " : " classes, ")
-                << p.phases.size() << (p.phases.size() == 1 ? " phase)\n" : " phases)\n");
+      std::cout << f << ": ok (profile \"" << p.name << "\", " << p.classes.size()
+                << (p.classes.size() == 1 ? " class, " : " classes, ") << p.phases.size()
+                << (p.phases.size() == 1 ? " phase)\n" : " phases)\n");
     } catch (const InputError& e) {
       std::cerr << e.what() << "\n";
       rc = kExitBadInput;
@@ -90,16 +96,17 @@ int cmd_profile_probe(const Args& args) {
   std::int64_t packets = static_cast<std::int64_t>(o.packets);
   std::int64_t size = o.size_bytes;
   std::int64_t flows = o.flows;
-  opts.add_options()("help,h", "this help")
-      ("packets", po::value<std::int64_t>(&packets)->default_value(packets), "packets to send (1 to 10^9)")
-      ("size", po::value<std::int64_t>(&size)->default_value(size), "frame size in bytes (64 to 65535)")
-      ("rate", po::value<std::string>(&rate)->default_value(rate), "offered load, tc units (100Mbit, 10Gbit)")
-      ("flows", po::value<std::int64_t>(&flows)->default_value(flows), "flows (distinct UDP source ports, 1 to 65535)")
-      ("ecn", po::value<std::string>(&ecn)->default_value(ecn), "ECN codepoint of the traffic: none, ect0, ect1")
-      ("seed", po::value<std::string>(), "random seed, 0 to 2^64-1 (overrides the profile's)")
-      ("direction", po::value<std::string>(&direction)->default_value(direction), "a_to_b or b_to_a")
-      ("json", "print JSON instead of a table")
-      ("file", po::value<std::string>(), "profile");
+  opts.add_options()("help,h", "this help")(
+      "packets", po::value<std::int64_t>(&packets)->default_value(packets), "packets to send (1 to 10^9)")(
+      "size", po::value<std::int64_t>(&size)->default_value(size), "frame size in bytes (64 to 65535)")(
+      "rate", po::value<std::string>(&rate)->default_value(rate), "offered load, tc units (100Mbit, 10Gbit)")(
+      "flows", po::value<std::int64_t>(&flows)->default_value(flows),
+      "flows (distinct UDP source ports, 1 to 65535)")("ecn",
+                                                       po::value<std::string>(&ecn)->default_value(ecn),
+                                                       "ECN codepoint of the traffic: none, ect0, ect1")(
+      "seed", po::value<std::string>(), "random seed, 0 to 2^64-1 (overrides the profile's)")(
+      "direction", po::value<std::string>(&direction)->default_value(direction), "a_to_b or b_to_a")(
+      "json", "print JSON instead of a table")("file", po::value<std::string>(), "profile");
   po::positional_options_description pos;
   pos.add("file", 1);
   const auto vm = parse(args, opts, pos);

@@ -19,13 +19,12 @@ int cmd_replay(const Args& args) {
       "errors applied to the bytes and duplicates written twice. Drops are left out.\nOptions");
   ReplayOptions o;
   std::string direction = "a_to_b";
-  opts.add_options()("help,h", "this help")
-      ("profile", po::value<std::string>(&o.profile), "profile file (required)")
-      ("direction", po::value<std::string>(&direction)->default_value(direction), "a_to_b or b_to_a")
-      ("seed", po::value<std::string>(), "random seed, 0 to 2^64-1 (overrides the profile's)")
-      ("json", "print the summary as JSON")
-      ("in", po::value<std::string>(&o.input), "input pcap")
-      ("out", po::value<std::string>(&o.output), "output pcap");
+  opts.add_options()("help,h", "this help")("profile", po::value<std::string>(&o.profile),
+                                            "profile file (required)")(
+      "direction", po::value<std::string>(&direction)->default_value(direction), "a_to_b or b_to_a")(
+      "seed", po::value<std::string>(), "random seed, 0 to 2^64-1 (overrides the profile's)")(
+      "json", "print the summary as JSON")("in", po::value<std::string>(&o.input), "input pcap")(
+      "out", po::value<std::string>(&o.output), "output pcap");
   po::positional_options_description pos;
   pos.add("in", 1).add("out", 1);
   po::variables_map vm;

@@ -64,8 +64,12 @@ void run_profile(benchmark::State& state, const char* json) {
   state.counters["drops"] = static_cast<double>(sink.drops);
 }
 
-void BM_EngineFullWanProfile(benchmark::State& state) { run_profile(state, kFullWan); }
-void BM_EngineEmptyProfile(benchmark::State& state) { run_profile(state, kEmpty); }
+void BM_EngineFullWanProfile(benchmark::State& state) {
+  run_profile(state, kFullWan);
+}
+void BM_EngineEmptyProfile(benchmark::State& state) {
+  run_profile(state, kEmpty);
+}
 
 // A bare delay line: push with a release time, pop what is due. The floor for any emulator
 // that holds ~19,000 packets in time order.

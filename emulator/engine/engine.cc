@@ -8,7 +8,8 @@ namespace gw {
 namespace {
 
 bool any_prefix(const std::vector<Prefix>& ps, const IpAddress& a) {
-  return ps.empty() || std::any_of(ps.begin(), ps.end(), [&](const Prefix& p) { return prefix_contains(p, a); });
+  return ps.empty() ||
+         std::any_of(ps.begin(), ps.end(), [&](const Prefix& p) { return prefix_contains(p, a); });
 }
 
 template <typename T>
@@ -22,7 +23,9 @@ std::string stream_name(Direction d, const std::string& cls) {
 
 }  // namespace
 
-const char* direction_name(Direction d) { return d == Direction::kAToB ? "a_to_b" : "b_to_a"; }
+const char* direction_name(Direction d) {
+  return d == Direction::kAToB ? "a_to_b" : "b_to_a";
+}
 
 const DirectionSpec& direction_of(const PhaseSpec& p, Direction d) {
   return d == Direction::kAToB ? p.a_to_b : p.b_to_a;
@@ -46,7 +49,8 @@ bool class_matches(const ClassMatch& m, const PacketHeaders& h) {
   if (!any_prefix(m.src, h.src) || !any_prefix(m.dst, h.dst)) {
     return false;
   }
-  if ((m.protocol && *m.protocol != h.protocol) || (m.dscp && *m.dscp != h.dscp) || (m.ecn && *m.ecn != h.ecn)) {
+  if ((m.protocol && *m.protocol != h.protocol) || (m.dscp && *m.dscp != h.dscp) ||
+      (m.ecn && *m.ecn != h.ecn)) {
     return false;
   }
   if (!any_equal(m.src_ports, h.src_port) || !any_equal(m.dst_ports, h.dst_port)) {
@@ -70,7 +74,8 @@ DirectionEngine::DirectionEngine(const Profile& profile, Direction dir)
   for (const ClassSpec& c : profile.classes) {
     matches_.push_back(c.match);
     names_.push_back(c.name);
-    class_pipelines_.push_back(std::make_unique<Pipeline>(direction_of(c, dir), seed_, stream_name(dir, c.name)));
+    class_pipelines_.push_back(
+        std::make_unique<Pipeline>(direction_of(c, dir), seed_, stream_name(dir, c.name)));
   }
 }
 
@@ -177,7 +182,8 @@ void DirectionEngine::reconfigure(const Profile& profile, Instant now) {
     const PhaseSpec& ph = phases_[static_cast<std::size_t>(phase_)];
     default_->reconfigure(direction_of(ph, dir_));
     for (std::size_t i = 0; i < class_pipelines_.size() && i < ph.classes.size(); ++i) {
-      class_pipelines_[i]->reconfigure(dir_ == Direction::kAToB ? ph.classes[i].a_to_b : ph.classes[i].b_to_a);
+      class_pipelines_[i]->reconfigure(dir_ == Direction::kAToB ? ph.classes[i].a_to_b
+                                                                : ph.classes[i].b_to_a);
     }
   }
 }

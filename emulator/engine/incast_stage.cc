@@ -58,7 +58,8 @@ void IncastStage::admit(Packet&& p, std::size_t port, Instant now, StageOutput& 
   Port& pt = ports_[port];
   const std::uint64_t free_bytes = s_.buffer_bytes - std::min(occupancy_, s_.buffer_bytes);
   const double threshold = s_.alpha * static_cast<double>(free_bytes);
-  if (occupancy_ + p.size_bytes > s_.buffer_bytes || static_cast<double>(pt.bytes + p.size_bytes) > threshold) {
+  if (occupancy_ + p.size_bytes > s_.buffer_bytes ||
+      static_cast<double>(pt.bytes + p.size_bytes) > threshold) {
     ++stats_[port].dropped;
     out.drop(std::move(p), DropCause::kIncastBuffer);
     return;

@@ -35,8 +35,8 @@ struct IntHop {
   std::uint32_t hop_latency_ns = 0;      // time spent in this hop's queue + serialization
   std::uint32_t tx_utilization_ppm = 0;  // egress rate over link rate, smoothed
   std::uint32_t link_rate_mbps = 0;
-  std::uint32_t tx_bytes = 0;            // bytes sent by the hop so far, mod 2^32
-  std::uint64_t egress_ts_ns = 0;        // when the packet left the hop (run time)
+  std::uint32_t tx_bytes = 0;      // bytes sent by the hop so far, mod 2^32
+  std::uint64_t egress_ts_ns = 0;  // when the packet left the hop (run time)
 };
 
 // Three hops cover a path through the emulator's own queues (NIC, bottleneck, egress port);

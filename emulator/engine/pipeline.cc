@@ -14,7 +14,16 @@ namespace gw {
 namespace {
 
 // Stage order (see pipeline.h): what a packet meets first comes first.
-enum Index : std::size_t { kLossIdx, kDuplicateIdx, kCorruptIdx, kQueueIdx, kDelayIdx, kIncastIdx, kSlotIdx, kStages };
+enum Index : std::size_t {
+  kLossIdx,
+  kDuplicateIdx,
+  kCorruptIdx,
+  kQueueIdx,
+  kDelayIdx,
+  kIncastIdx,
+  kSlotIdx,
+  kStages
+};
 
 }  // namespace
 
@@ -60,10 +69,11 @@ Pipeline::Pipeline(const DirectionSpec& spec, std::uint64_t seed, const std::str
     : limit_packets_(spec.limit_packets) {
   const std::string pre = stream_prefix + "/";
   auto loss = std::make_unique<LossStage>(spec.loss.value_or(LossSettings{}), seed, pre + "loss");
-  auto dup = std::make_unique<DuplicateStage>(spec.duplicate.value_or(ChanceSettings{}), seed, pre + "duplicate");
+  auto dup =
+      std::make_unique<DuplicateStage>(spec.duplicate.value_or(ChanceSettings{}), seed, pre + "duplicate");
   auto cor = std::make_unique<CorruptStage>(spec.corrupt.value_or(ChanceSettings{}), seed, pre + "corrupt");
-  auto queue = std::make_unique<QueueStage>(spec.rate.value_or(RateSettings{}), spec.queue.value_or(QueueSettings{}),
-                                            seed, pre + "queue");
+  auto queue = std::make_unique<QueueStage>(spec.rate.value_or(RateSettings{}),
+                                            spec.queue.value_or(QueueSettings{}), seed, pre + "queue");
   auto delay = std::make_unique<DelayStage>(spec.delay.value_or(DelaySettings{}), seed, pre + "delay");
   auto incast = std::make_unique<IncastStage>(spec.incast.value_or(IncastSettings{}), seed, pre + "incast");
   auto slot = std::make_unique<SlotStage>(spec.slot.value_or(SlotSettings{}), seed, pre + "slot");
@@ -204,7 +214,9 @@ void Pipeline::run_until(Instant now, PacketSink& sink) {
   }
 }
 
-void Pipeline::advance(Instant now, PacketSink& sink) { run_until(now, sink); }
+void Pipeline::advance(Instant now, PacketSink& sink) {
+  run_until(now, sink);
+}
 
 void Pipeline::push(Packet&& p, Instant now, PacketSink& sink) {
   run_until(now, sink);
@@ -244,8 +256,12 @@ Instant Pipeline::drain(PacketSink& sink, Instant now) {
   return last;
 }
 
-std::uint64_t Pipeline::held_packets() const { return held_real_; }
+std::uint64_t Pipeline::held_packets() const {
+  return held_real_;
+}
 
-std::uint64_t Pipeline::queue_bytes() const { return queue_->queue_bytes(); }
+std::uint64_t Pipeline::queue_bytes() const {
+  return queue_->queue_bytes();
+}
 
 }  // namespace gw

@@ -45,7 +45,7 @@ struct PipelineCounters {
   std::uint64_t delivered = 0;
   std::uint64_t bytes_delivered = 0;
   std::array<std::uint64_t, static_cast<std::size_t>(DropCause::kCount)> dropped{};
-  std::uint64_t duplicated = 0;    // extra copies made (each is also delivered or dropped)
+  std::uint64_t duplicated = 0;  // extra copies made (each is also delivered or dropped)
   std::uint64_t corrupted = 0;
   std::uint64_t marked_ce = 0;
   std::uint64_t reordered = 0;     // delivered after a packet that entered later

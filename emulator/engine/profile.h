@@ -11,6 +11,8 @@
 
 namespace gw {
 
+class JsonReader;
+
 inline constexpr const char* kProfileVersion = "profile/v1";
 
 // Reads and validates a profile file. Relative trace and distribution paths are resolved
@@ -23,6 +25,9 @@ Profile parse_profile(const nlohmann::json& doc, const std::string& file);
 
 // Parses one direction object (the value of "a_to_b"), e.g. for a scenario's WAN link.
 DirectionSpec parse_direction(const nlohmann::json& j, const std::string& file, const std::string& path);
+
+// Parses a class's "match" object.
+ClassMatch parse_match(const JsonReader& r);
 
 // Parses "198.18.0.0/24", "198.18.0.2", "2001:db8::/32".
 Prefix parse_prefix(const std::string& text, const std::string& file, const std::string& path);

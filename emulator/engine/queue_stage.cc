@@ -70,8 +70,7 @@ void QueueStage::set_settings(const RateSettings& rate, const QueueSettings& que
   queue_ = queue;
   // Microburst sources keep their streams when the count is unchanged; new ones start fresh.
   const Instant resume = last_departure_;
-  bursts_.resize(std::min(bursts_.size(), queue_.microbursts.size()),
-                 Burst{{}, Rng(seed_, stream_), kNever});
+  bursts_.resize(std::min(bursts_.size(), queue_.microbursts.size()), Burst{{}, Rng(seed_, stream_), kNever});
   for (std::size_t i = 0; i < queue_.microbursts.size(); ++i) {
     if (i < bursts_.size()) {
       bursts_[i].settings = queue_.microbursts[i];
@@ -227,7 +226,8 @@ void QueueStage::leave(Queued& q, Instant departure, Duration tx, StageOutput& o
   tx_bytes_ += q.packet.size_bytes;
   // Utilization for INT: EWMA (weight 1/8) of the wire's busy share since the last departure.
   const Duration since = departure - last_departure_;
-  const double busy = since.count() > 0 ? std::min(1.0, static_cast<double>(tx.count()) / since.count()) : 1.0;
+  const double busy =
+      since.count() > 0 ? std::min(1.0, static_cast<double>(tx.count()) / since.count()) : 1.0;
   utilization_ += (busy - utilization_) / 8.0;
   last_departure_ = departure;
 
@@ -238,11 +238,13 @@ void QueueStage::leave(Queued& q, Instant departure, Duration tx, StageOutput& o
     IntHop& h = q.packet.telemetry.hop[q.packet.telemetry.hops++];
     h.node_id = queue_.telemetry.node_id;
     h.queue_bytes = static_cast<std::uint32_t>(std::min<std::uint64_t>(bytes_total_, UINT32_MAX));
-    h.hop_latency_ns = static_cast<std::uint32_t>(std::min<std::int64_t>((departure - q.enqueued).count(), UINT32_MAX));
+    h.hop_latency_ns =
+        static_cast<std::uint32_t>(std::min<std::int64_t>((departure - q.enqueued).count(), UINT32_MAX));
     h.tx_utilization_ppm = static_cast<std::uint32_t>(utilization_ * 1e6);
     h.egress_ts_ns = static_cast<std::uint64_t>(ns_of(departure));
     h.tx_bytes = static_cast<std::uint32_t>(tx_bytes_);
-    h.link_rate_mbps = static_cast<std::uint32_t>(std::min<std::uint64_t>(rate_at(departure).bps / 1'000'000, UINT32_MAX));
+    h.link_rate_mbps =
+        static_cast<std::uint32_t>(std::min<std::uint64_t>(rate_at(departure).bps / 1'000'000, UINT32_MAX));
   }
   q.packet.time = departure;
   out.emit(std::move(q.packet));
@@ -279,7 +281,8 @@ void QueueStage::serve_opportunity(Instant now, StageOutput& out) {
   // Several opportunities may share one millisecond: each adds a packet's worth of bytes.
   const Duration pos = phase_of(now, rate_.mahimahi_period);
   const auto [lo, hi] = std::equal_range(rate_.mahimahi.begin(), rate_.mahimahi.end(), pos);
-  std::uint32_t budget = kMahimahiOpportunityBytes * static_cast<std::uint32_t>(std::max<std::ptrdiff_t>(1, hi - lo));
+  std::uint32_t budget =
+      kMahimahiOpportunityBytes * static_cast<std::uint32_t>(std::max<std::ptrdiff_t>(1, hi - lo));
   while (budget > 0 && packets_total_ > 0) {
     auto& head_q = sub_[0].empty() ? sub_[1] : sub_[0];
     Queued& head = head_q.front();
@@ -317,8 +320,9 @@ void QueueStage::schedule_next_burst(Burst& b, Instant after) {
   }
   Duration j{0};
   if (s.jitter.count() > 0) {
-    j = Duration{static_cast<std::int64_t>(b.rng.below(static_cast<std::uint64_t>(2 * s.jitter.count() + 1))) -
-                 s.jitter.count()};
+    j = Duration{
+        static_cast<std::int64_t>(b.rng.below(static_cast<std::uint64_t>(2 * s.jitter.count() + 1))) -
+        s.jitter.count()};
   }
   b.next_start = std::max(after, base + j);
 }
@@ -339,7 +343,8 @@ void QueueStage::inject_cross_traffic(Instant now, StageOutput& out) {
       schedule_next_burst(b, now + Duration{1});
     }
     while (b.next_packet == now && b.bytes_left > 0) {
-      const auto size = static_cast<std::uint32_t>(std::min<std::uint64_t>(b.bytes_left, b.settings.packet_bytes));
+      const auto size =
+          static_cast<std::uint32_t>(std::min<std::uint64_t>(b.bytes_left, b.settings.packet_bytes));
       b.bytes_left -= size;
       Packet p;
       p.synthetic = true;
@@ -392,7 +397,9 @@ void QueueStage::pull(Instant now, StageOutput& out) {
   }
 }
 
-std::uint64_t QueueStage::held_packets() const { return packets_total_ + (wire_q_ >= 0 ? 1 : 0); }
+std::uint64_t QueueStage::held_packets() const {
+  return packets_total_ + (wire_q_ >= 0 ? 1 : 0);
+}
 
 std::uint64_t QueueStage::held_bytes() const {
   return bytes_total_ + wire_bytes_;

@@ -25,7 +25,9 @@ Duration SlotStage::gap() {
     const auto& t = s_.distribution.values;
     if (t.empty()) {  // "uniform": netem's rnd % (2 sigma) + mu - sigma
       const std::int64_t sigma = s_.dist_jitter.count();
-      const std::int64_t off = sigma > 0 ? static_cast<std::int64_t>(rng_.below(static_cast<std::uint64_t>(2 * sigma))) - sigma : 0;
+      const std::int64_t off =
+          sigma > 0 ? static_cast<std::int64_t>(rng_.below(static_cast<std::uint64_t>(2 * sigma))) - sigma
+                    : 0;
       return std::max(Duration{0}, s_.dist_delay + Duration{off});
     }
     const std::int16_t entry = t[rng_.next_u32() % t.size()];

@@ -92,7 +92,8 @@ std::string to_table(const ImpairmentSummary& s) {
   };
   const auto pct = [&](std::uint64_t n) {
     char buf[32];
-    std::snprintf(buf, sizeof buf, " (%.3f%%)", c.packets_in ? 100.0 * static_cast<double>(n) / c.packets_in : 0.0);
+    std::snprintf(buf, sizeof buf, " (%.3f%%)",
+                  c.packets_in ? 100.0 * static_cast<double>(n) / c.packets_in : 0.0);
     return std::to_string(n) + buf;
   };
   os << "packets\n";
@@ -109,7 +110,8 @@ std::string to_table(const ImpairmentSummary& s) {
   row("corrupted", pct(c.corrupted));
   row("reordered", pct(c.reordered));
   if (c.synthetic_in > 0) {
-    row("cross traffic", std::to_string(c.synthetic_in) + " packets, " + std::to_string(c.synthetic_dropped) + " dropped");
+    row("cross traffic",
+        std::to_string(c.synthetic_in) + " packets, " + std::to_string(c.synthetic_dropped) + " dropped");
   }
   const Percentiles& d = s.delay_ns;
   os << "one-way delay (ms)\n";
@@ -118,9 +120,11 @@ std::string to_table(const ImpairmentSummary& s) {
   row("p99.9 / max", ms(d.p999) + " / " + ms(d.max));
   const Percentiles& q = s.queue_bytes;
   os << "bottleneck queue seen by arrivals (bytes)\n";
-  row("p50 / p99 / max", std::to_string(q.p50) + " / " + std::to_string(q.p99) + " / " + std::to_string(q.max));
+  row("p50 / p99 / max",
+      std::to_string(q.p50) + " / " + std::to_string(q.p99) + " / " + std::to_string(q.max));
   char gp[64];
-  std::snprintf(gp, sizeof gp, "%.3f Mbit/s over %.3f s", s.goodput_bps / 1e6, static_cast<double>(s.span.count()) / 1e9);
+  std::snprintf(gp, sizeof gp, "%.3f Mbit/s over %.3f s", s.goodput_bps / 1e6,
+                static_cast<double>(s.span.count()) / 1e9);
   os << "goodput\n";
   row("delivered", gp);
   const std::string err = accounting_error(s);

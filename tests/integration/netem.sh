@@ -11,6 +11,8 @@
 # ticks, so iproute2 before and after 6.9 (32-bit ticks vs 64-bit ns) print the same. Kernels
 # 6.6 and later also show a random `seed N`, which is not part of these strings.
 # Usage: netem.sh GRADWALL SOURCE_DIR   (how tests/CMakeLists.txt runs it)
+# The error messages quote netem arguments in backticks, which single quotes keep literal:
+# shellcheck disable=SC2016
 set -euo pipefail
 
 GW=$(realpath "${1:?usage: netem.sh GRADWALL SOURCE_DIR}")
@@ -74,8 +76,9 @@ show() {
   local command=$out
   run "$GW" profile from-netem "$command"
   printf '%s\n' "$out" >back.json
-  [[ $rc -eq 0 ]] && same_profile p.json back.json ||
+  if [[ $rc -ne 0 ]] || ! same_profile p.json back.json; then
     fail "'$args': to-netem --command gives '$command', which does not read back to the same profile"
+  fi
 }
 
 # tc qdisc add ... netem ARGS; tc qdisc show          ->  the options part of the line

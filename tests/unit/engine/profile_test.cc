@@ -10,7 +10,9 @@
 namespace gw {
 namespace {
 
-Profile parse(const std::string& text) { return parse_profile(nlohmann::json::parse(text), "wan.json"); }
+Profile parse(const std::string& text) {
+  return parse_profile(nlohmann::json::parse(text), "wan.json");
+}
 
 std::string error_of(const std::string& text) {
   try {
@@ -48,7 +50,8 @@ TEST(ProfileLoader, BadProfilesGiveFilePathAndReason) {
       {R"({"gradwall": "profile/v1", "a_to_b": {"reorder": {"p": 0.1}}})",
        "wan.json: $.a_to_b.reorder: needs a delay (reordering is not possible without some delay)"},
       {R"({"gradwall": "profile/v1", "a_to_b": {"rate": {}}})",
-       "wan.json: $.a_to_b.rate: give exactly one of rate_bps (or rate_kbps/_mbps/_gbps), trace_file, mahimahi_file"},
+       "wan.json: $.a_to_b.rate: give exactly one of rate_bps (or rate_kbps/_mbps/_gbps), trace_file, "
+       "mahimahi_file"},
       {R"({"gradwall": "profile/v1", "a_to_b": {"queue": {"aqm": {"kind": "red"}}}})",
        "wan.json: $.a_to_b.queue.aqm.min_bytes: is required"},
       {R"({"gradwall": "profile/v1", "a_to_b": {"queue": {"aqm": {"kind": "red", "min_bytes": 10, "max_bytes": 5}}}})",
@@ -89,9 +92,7 @@ TEST(ProfileLoader, InvalidJsonNamesLineAndColumn) {
   const auto dir = std::filesystem::temp_directory_path() / "gw_profile_test";
   std::filesystem::create_directories(dir);
   const std::string f = (dir / "broken.json").string();
-  {
-    std::ofstream(f) << "{\n  \"gradwall\": \"profile/v1\",\n  \"a_to_b\": {,}\n}\n";
-  }
+  { std::ofstream(f) << "{\n  \"gradwall\": \"profile/v1\",\n  \"a_to_b\": {,}\n}\n"; }
   try {
     load_profile(f);
     FAIL() << "no error";

@@ -38,9 +38,11 @@ Profile round_trip(const json& doc, const std::string& file = "test.json") {
         << "phase " << i;
     EXPECT_EQ(back.phases[i].classes.size(), p.phases[i].classes.size());
     for (std::size_t c = 0; c < std::min(back.phases[i].classes.size(), p.phases[i].classes.size()); ++c) {
-      EXPECT_EQ(direction_to_json(back.phases[i].classes[c].a_to_b), direction_to_json(p.phases[i].classes[c].a_to_b))
+      EXPECT_EQ(direction_to_json(back.phases[i].classes[c].a_to_b),
+                direction_to_json(p.phases[i].classes[c].a_to_b))
           << "phase " << i << " class " << c;
-      EXPECT_EQ(direction_to_json(back.phases[i].classes[c].b_to_a), direction_to_json(p.phases[i].classes[c].b_to_a))
+      EXPECT_EQ(direction_to_json(back.phases[i].classes[c].b_to_a),
+                direction_to_json(p.phases[i].classes[c].b_to_a))
           << "phase " << i << " class " << c;
     }
   }

@@ -143,7 +143,7 @@ TEST(QueueStage, RateTraceChangesServiceRate) {
   d.rate->trace = {{Duration{0}, BitRate{8'000'000}}, {Duration{10'000'000}, BitRate{80'000'000}}};
   Pipeline pl(d, 1, "t");
   CollectingSink sink;
-  pl.push(udp_packet(1000), kEpoch, sink);                          // 1 ms at 8 Mbit/s
+  pl.push(udp_packet(1000), kEpoch, sink);                         // 1 ms at 8 Mbit/s
   pl.push(udp_packet(1000), kEpoch + Duration{20'000'000}, sink);  // 0.1 ms at 80 Mbit/s
   pl.drain(sink, kEpoch + Duration{20'000'000});
   ASSERT_EQ(sink.delivered.size(), 2U);
