@@ -10,6 +10,11 @@
 # 0492, 7862, 7235, 5439). Delays are whole milliseconds or otherwise exact in netem's 64 ns
 # ticks, so iproute2 before and after 6.9 (32-bit ticks vs 64-bit ns) print the same. Kernels
 # 6.6 and later also show a random `seed N`, which is not part of these strings.
+#
+# Where this runs as root with tc and unshare, every string is also given to the real tc in a
+# private network namespace (its own loopback; nothing outside it changes): iproute2 must
+# accept what from-netem accepts (and to-netem --command prints), and reject what it rejects.
+# Where the kernel has sch_netem, `tc qdisc show` there must print the expected string too.
 # Usage: netem.sh GRADWALL SOURCE_DIR   (how tests/CMakeLists.txt runs it)
 # The error messages quote netem arguments in backticks, which single quotes keep literal:
 # shellcheck disable=SC2016
@@ -37,6 +42,51 @@ run() {
   set -e
   out=$(<"$TMP/.out")
   err=$(<"$TMP/.err")
+}
+
+# tc_netem 'ARGS': iproute2's own reading: `tc qdisc add dev lo root netem ARGS` then `tc qdisc
+# show dev lo`, in a network namespace of its own. Prints what tc printed; tc's exit status.
+tc_netem() {
+  local -a words=()
+  read -ra words <<<"$1"
+  unshare -n sh -c 'tc qdisc add dev lo root netem "$@" && tc qdisc show dev lo' sh "${words[@]}" 2>&1
+}
+# tc_mode: live (the kernel runs netem), parse (tc parses, the kernel has no netem: the request
+# fails only after tc accepted the arguments) or none (no root, tc or unshare: not checked).
+tc_mode=none
+if command -v tc >/dev/null && command -v unshare >/dev/null && unshare -n true 2>/dev/null; then
+  probe=$(tc_netem 'delay 1ms' || true)
+  if [[ $probe == *"qdisc netem "* ]]; then
+    tc_mode=live
+  elif [[ $probe == *"Specified qdisc kind is unknown"* ]]; then
+    tc_mode=parse
+  fi
+fi
+echo "iproute2 cross-check: $tc_mode"
+kernel_refused='Specified qdisc kind is unknown'
+
+# tc_accepts 'ARGS' 'EXPECTED SHOW' WHAT: iproute2 accepts ARGS; live, it shows EXPECTED SHOW
+# (after the handle, without the seed newer kernels add; trailing blanks aside).
+tc_accepts() {
+  local args=$1 expected=$2 what=$3 tc_out shown
+  [[ $tc_mode != none ]] || return 0
+  tc_out=$(tc_netem "$args") || true
+  if [[ $tc_mode == parse ]]; then
+    [[ $tc_out == *"$kernel_refused"* ]] || fail "$what: iproute2 does not accept 'netem $args': [$tc_out]"
+    return 0
+  fi
+  shown=$(sed -nE 's/^qdisc netem [0-9a-f]+: root refcnt [0-9]+ //p' <<<"$tc_out" | sed -E 's/ seed [0-9]+//; s/ +$//')
+  [[ $shown == "${expected%"${expected##*[! ]}"}" ]] ||
+    fail "$what: tc qdisc show here prints [$shown] for 'netem $args', the test expects [$expected]"
+}
+
+# tc_rejects 'ARGS': iproute2 rejects ARGS before asking the kernel.
+tc_rejects() {
+  local tc_out
+  [[ $tc_mode != none ]] || return 0
+  if tc_out=$(tc_netem "$1") || [[ $tc_out == *"$kernel_refused"* ]]; then
+    fail "iproute2 accepts 'netem $1', which the test says it rejects: [$tc_out]"
+  fi
 }
 
 # same_profile A B: the two profiles hold the same settings (the description, which quotes the
@@ -72,8 +122,10 @@ show() {
   elif [[ -n $err ]]; then
     fail "to-netem of '$args': nothing should be reported unexpressible, got [$err]"
   fi
+  tc_accepts "$args" "$expected" "netem '$args'"
   run "$GW" profile to-netem --command p.json
   local command=$out
+  tc_accepts "$command" "$expected" "to-netem --command of '$args' ('$command')"
   run "$GW" profile from-netem "$command"
   printf '%s\n' "$out" >back.json
   if [[ $rc -ne 0 ]] || ! same_profile p.json back.json; then
@@ -100,6 +152,7 @@ show 'loss gemodel 1% 10% 70% 0.1%' 'limit 1000 loss gemodel p 1% r 10% 1-h 70% 
 show 'loss random 0.3% 25%' 'limit 1000 loss 0.3% 25%'
 show 'drop 5%' 'limit 1000 loss 5%'
 show 'loss 1% ecn' 'limit 1000 loss 1% ecn '  # netem_print_opt prints " ecn " with a trailing blank
+show 'delay 10ms reorder 5% loss 1% ecn' 'limit 1000 delay 10ms loss 1% reorder 5% ecn  gap 1'  # " ecn " then " gap 1"
 show 'corrupt 0.1% 10%' 'limit 1000 corrupt 0.1% 10%'
 show 'duplicate 1% 50% delay 10ms 1ms 20%' 'limit 1000 delay 10ms  1ms 20% duplicate 1% 50%'
 show 'delay 100ms 10ms reorder 2% gap 100' 'limit 1000 delay 100ms  10ms reorder 2% gap 100'
@@ -142,9 +195,12 @@ run "$GW" profile to-netem --direction b_to_a named.json
 [[ $out == 'limit 1000 delay 7ms' ]] || fail "from-netem: b_to_a does not get the impairment: [$out]"
 
 # --- what iproute2 rejects: exit 2, the argument and the reason -----------------------------
-# reject 'ARGS' 'EXPECTED STDERR (a prefix of it)'
+# reject 'ARGS' 'EXPECTED STDERR (a prefix of it)' [gradwall-only]: exit 2 and the message;
+# iproute2 rejects ARGS too unless marked gradwall-only (a value tc takes but a profile cannot
+# hold: netem.h).
 reject() {
-  local args=$1 expected=$2
+  local args=$1 expected=$2 only=${3:-}
+  [[ -n $only ]] || tc_rejects "$args"
   run "$GW" profile from-netem "$args"
   if [[ $rc -ne 2 ]]; then
     fail "from-netem '$args': expected exit 2 (iproute2 rejects it), got $rc, stdout [$out]"
@@ -168,7 +224,7 @@ reject 'loss gilbert 1%' 'gradwall: netem: argument 2 (`gilbert`): unknown loss 
 reject 'delay soon' 'gradwall: netem: argument 2 (`soon`): not a time'
 reject 'rate fast' 'gradwall: netem: argument 2 (`fast`): not a rate'
 reject 'delay' 'gradwall: netem: argument 1 (`delay`): needs a value'
-reject 'limit 0' 'gradwall: netem: argument 2 (`0`): must be at least 1 packet'
+reject 'limit 0' 'gradwall: netem: argument 2 (`0`): must be at least 1 packet' gradwall-only
 
 # --- to-netem lists on stderr what netem cannot express -------------------------------------
 run "$GW" profile to-netem "$SRC/profiles/wan/cross-continent.json"
