@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "core/errors.h"
@@ -294,15 +296,89 @@ std::optional<std::string> closest(std::string_view word,
   return std::nullopt;
 }
 
+namespace {
+
+// Tracks where the parser is (a JSON path) and the keys seen in each open object, so that a
+// key given twice is an error rather than "the last one wins".
+class DuplicateKeyCheck {
+ public:
+  explicit DuplicateKeyCheck(const std::string& file) : file_(file) {}
+
+  bool operator()(int /*depth*/, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+    using E = nlohmann::json::parse_event_t;
+    switch (event) {
+      case E::object_start:
+      case E::array_start:
+        enter_element();
+        frames_.push_back({event == E::object_start, -1, {}, {}});
+        break;
+      case E::key: {
+        Frame& f = frames_.back();
+        const auto key = parsed.get<std::string>();
+        if (!f.keys.insert(key).second) {
+          throw InputError(file_, path() + "." + key,
+                           "key given twice (a JSON object's keys must be unique)");
+        }
+        f.key = key;
+        break;
+      }
+      case E::object_end:
+      case E::array_end:
+        frames_.pop_back();
+        break;
+      case E::value:
+        enter_element();
+        break;
+    }
+    return true;
+  }
+
+ private:
+  struct Frame {
+    bool object;
+    long index;
+    std::string key;
+    std::set<std::string> keys;
+  };
+
+  void enter_element() {
+    if (!frames_.empty() && !frames_.back().object) {
+      ++frames_.back().index;
+    }
+  }
+
+  std::string path() const {
+    std::string p = "$";
+    // The innermost frame is the object holding the duplicate; its key is not part of the path.
+    for (std::size_t i = 0; i + 1 < frames_.size(); ++i) {
+      p += frames_[i].object ? "." + frames_[i].key : "[" + std::to_string(frames_[i].index) + "]";
+    }
+    return p;
+  }
+
+  const std::string& file_;
+  std::vector<Frame> frames_;
+};
+
+}  // namespace
+
+nlohmann::json parse_json_strict(const std::string& text, const std::string& file) {
+  return nlohmann::json::parse(text, DuplicateKeyCheck(file));
+}
+
 nlohmann::json read_json_file(const std::string& file) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(file, ec)) {
+    throw InputError(file, "", "is a directory, not a JSON file");
+  }
   std::ifstream in(file);
   if (!in) {
-    throw InputError(file, "", "cannot open file");
+    throw InputError(file, "", std::filesystem::exists(file, ec) ? "cannot read file" : "no such file");
   }
   std::stringstream ss;
   ss << in.rdbuf();
   try {
-    return nlohmann::json::parse(ss.str());
+    return parse_json_strict(ss.str(), file);
   } catch (const nlohmann::json::parse_error& e) {
     // e.byte is the 1-based offset of the error; turn it into line:column.
     const std::string text = ss.str();

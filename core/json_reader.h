@@ -86,7 +86,11 @@ std::size_t edit_distance(std::string_view a, std::string_view b);
 std::optional<std::string> closest(std::string_view word,
                                    const std::set<std::string, std::less<>>& candidates);
 
-// Reads a whole JSON file; parse errors name the file and the line/column.
+// Parses JSON text; a key given twice in one object is an InputError naming its path.
+nlohmann::json parse_json_strict(const std::string& text, const std::string& file);
+
+// Reads a whole JSON file; parse errors name the file and the line/column, duplicate keys
+// their JSON path.
 nlohmann::json read_json_file(const std::string& file);
 
 // Shortest text for a JSON value in an error message ("1.5", "\"fast\"").

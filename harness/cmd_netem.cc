@@ -30,7 +30,7 @@ int cmd_profile_from_netem(const Args& args) {
   po::store(po::command_line_parser(args).options(opts).positional(pos).run(), vm);
   po::notify(vm);
   if (vm.count("help") || !vm.count("args")) {
-    std::cout << opts << "\n";
+    (vm.count("help") ? std::cout : std::cerr) << opts << "\n";
     return vm.count("help") ? kExitOk : kExitBadInput;
   }
   // Accept both one quoted string and the words as separate arguments.
@@ -85,7 +85,7 @@ int cmd_profile_to_netem(const Args& args) {
   po::store(po::command_line_parser(args).options(opts).positional(pos).run(), vm);
   po::notify(vm);
   if (vm.count("help") || !vm.count("file")) {
-    std::cout << opts << "\n";
+    (vm.count("help") ? std::cout : std::cerr) << opts << "\n";
     return vm.count("help") ? kExitOk : kExitBadInput;
   }
   if (direction != "a_to_b" && direction != "b_to_a") {

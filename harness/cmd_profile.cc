@@ -65,7 +65,7 @@ int cmd_profile_validate(const Args& args) {
   pos.add("file", -1);
   const auto vm = parse(args, opts, pos);
   if (vm.count("help") || !vm.count("file")) {
-    std::cout << opts << "\n";
+    (vm.count("help") ? std::cout : std::cerr) << opts << "\n";
     return vm.count("help") ? kExitOk : kExitBadInput;
   }
   int rc = kExitOk;

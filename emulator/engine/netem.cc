@@ -466,7 +466,12 @@ class Parser {
       d.loss->ecn = r.ecn_at.has_value();
     }
     if (netem_probability(r.duplicate) != 0) {
-      d.duplicate = ChanceSettings{r.duplicate, r.duplicate_corr};
+      // iproute2 sends the correlations (TCA_NETEM_CORR: delay, loss, duplicate together) only
+      // when a delay or loss correlation was given; otherwise the kernel never sees the
+      // duplicate correlation, so neither does the profile. (A correlation written as 0 % is
+      // taken as not given: the kernel's result is the same for delay and loss.)
+      const bool sent = r.delay_corr != 0 || r.loss_corr != 0;
+      d.duplicate = ChanceSettings{r.duplicate, sent ? r.duplicate_corr : 0.0};
     }
     if (netem_probability(r.corrupt) != 0) {
       d.corrupt = ChanceSettings{r.corrupt, r.corrupt_corr};

@@ -115,9 +115,13 @@ std::string to_table(const ImpairmentSummary& s) {
   }
   const Percentiles& d = s.delay_ns;
   os << "one-way delay (ms)\n";
-  row("mean / p50", ms(static_cast<std::int64_t>(d.mean)) + " / " + ms(d.p50));
-  row("p90 / p99", ms(d.p90) + " / " + ms(d.p99));
-  row("p99.9 / max", ms(d.p999) + " / " + ms(d.max));
+  if (d.count == 0) {
+    row("(none)", "nothing was delivered");
+  } else {
+    row("mean / p50", ms(static_cast<std::int64_t>(d.mean)) + " / " + ms(d.p50));
+    row("p90 / p99", ms(d.p90) + " / " + ms(d.p99));
+    row("p99.9 / max", ms(d.p999) + " / " + ms(d.max));
+  }
   const Percentiles& q = s.queue_bytes;
   os << "bottleneck queue seen by arrivals (bytes)\n";
   row("p50 / p99 / max",

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <functional>
 #include <memory>
 #include <queue>
@@ -34,6 +35,13 @@ using PcapHandle = std::unique_ptr<pcap_t, PcapCloser>;
 
 // IN, read with nanosecond timestamps (libpcap scales a microsecond file's).
 PcapHandle open_input(const std::string& file) {
+  std::error_code ec;
+  if (!std::filesystem::exists(file, ec)) {
+    throw InputError(file, "", "no such file");
+  }
+  if (std::filesystem::is_directory(file, ec)) {
+    throw InputError(file, "", "is a directory, not a capture");
+  }
   char err[PCAP_ERRBUF_SIZE] = {};
   PcapHandle in(pcap_open_offline_with_tstamp_precision(file.c_str(), PCAP_TSTAMP_PRECISION_NANO, err));
   if (!in) {

@@ -164,24 +164,12 @@ show 'rate 1.5mbit 20 100 -5' 'limit 1000 rate 1500Kbit packetoverhead 20 cellsi
 show 'slot 10 200 packets 2000 bytes 9000' 'limit 1000 slot 10ns 200ns packets 2000 bytes 9000'
 show 'slot distribution pareto 1ms 0.1ms' 'limit 1000 slot distribution 1ms 100us'
 show 'lim 50 del 20ms' 'limit 50 delay 20ms'  # keywords may be abbreviated, as tc's matches()
+# iproute2 sends the duplicate correlation only along with a delay or loss correlation.
+show 'duplicate 1% 50%' 'limit 1000 duplicate 1%'
+show 'delay 10ms 1ms 10% duplicate 1% 50%' 'limit 1000 delay 10ms  1ms 10% duplicate 1% 50%'
 show 'delay 5ms 1ms 30% distribution normal loss 0.5% 20% duplicate 0.2% corrupt 0.05% rate 100mbit limit 5000' \
   'limit 5000 delay 5ms  1ms 30% loss 0.5% 20% duplicate 0.2% corrupt 0.05% rate 100Mbit'
 
-# Known disagreements with iproute2, reported and not yet fixed. Each is checked: the day it
-# is fixed this test fails, so that the case moves up into the table above.
-# known_bug 'ARGS' 'WHAT tc qdisc show PRINTS' 'WHY'
-known_bug() {
-  local args=$1 expected=$2 why=$3
-  "$GW" profile from-netem "$args" >kb.json
-  run "$GW" profile to-netem kb.json
-  if [[ $out == "$expected" ]]; then
-    fail "known bug fixed: to-netem of '$args' now prints [$expected]; move it into the show table"
-  else
-    echo "known bug (not counted): to-netem of '$args' prints [$out], tc qdisc show prints [$expected]: $why"
-  fi
-}
-known_bug 'duplicate 1% 50%' 'limit 1000 duplicate 1%' \
-  'netem_parse_opt sends a duplicate correlation only with another correlation (TCA_NETEM_CORR), so netem runs without it'
 
 # Words as separate arguments are the same as one quoted string.
 "$GW" profile from-netem delay 10ms 1ms loss 1% >words.json
@@ -254,7 +242,7 @@ done
 
 # --- usage errors ----------------------------------------------------------------------------
 run "$GW" profile to-netem missing.json
-[[ $rc -eq 2 && $err == *"missing.json: cannot open file"* ]] || fail "to-netem missing.json: exit $rc, stderr [$err]"
+[[ $rc -eq 2 && $err == *"missing.json: no such file"* ]] || fail "to-netem missing.json: exit $rc, stderr [$err]"
 run "$GW" profile to-netem --direction sideways mixed.json
 [[ $rc -eq 2 && $err == *"--direction"* ]] || fail "to-netem --direction sideways: exit $rc, stderr [$err]"
 run "$GW" profile to-netem

@@ -166,7 +166,7 @@ bad_option --seed --seed -1  # not 2^64 - 1
 bad_option --seed --seed 18446744073709551616
 bad_option --no-such-option --no-such-option
 run "$GW" profile probe missing.json
-[[ $rc -eq 2 && $err == *"missing.json: cannot open file"* ]] || fail "probe missing.json: exit $rc, stderr [$err]"
+[[ $rc -eq 2 && $err == *"missing.json: no such file"* ]] || fail "probe missing.json: exit $rc, stderr [$err]"
 
 # --- --help for every command, exit 0; unknown commands, exit 2 -----------------------------
 for cmd in "profile validate" "profile probe" "profile from-netem" "profile to-netem" "replay"; do

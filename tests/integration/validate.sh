@@ -108,8 +108,18 @@ run "$GW" profile validate empty.json
 
 # A missing file.
 run "$GW" profile validate missing.json
-[[ $rc -eq 2 && $err == 'missing.json: cannot open file' ]] ||
-  fail "missing file: expected exit 2 and 'missing.json: cannot open file', got exit $rc, stderr [$err]"
+[[ $rc -eq 2 && $err == 'missing.json: no such file' ]] ||
+  fail "missing file: expected exit 2 and 'missing.json: no such file', got exit $rc, stderr [$err]"
+
+# A directory, and a key given twice (the JSON reader would otherwise keep the last one).
+mkdir -p adir
+run "$GW" profile validate adir
+[[ $rc -eq 2 && $err == 'adir: is a directory, not a JSON file' ]] ||
+  fail "directory: expected exit 2 and 'adir: is a directory, not a JSON file', got exit $rc, stderr [$err]"
+printf '%s' '{"gradwall": "profile/v1", "a_to_b": {"loss": {"p": 0.1, "p": 0.2}}}' >dup.json
+run "$GW" profile validate dup.json
+[[ $rc -eq 2 && $err == "dup.json: \$.a_to_b.loss.p: key given twice (a JSON object's keys must be unique)" ]] ||
+  fail "duplicate key: expected exit 2 and the key's path, got exit $rc, stderr [$err]"
 
 # --- several files, one bad: exit 2, the bad one on stderr, every good one still "ok" --------
 cp "${shipped[0]}" good1.json
@@ -119,7 +129,7 @@ run "$GW" profile validate good1.json loss-range.json good2.json missing.json
 for g in good1.json good2.json; do
   grep -q "^$g: ok (profile " <<<"$out" || fail "several files: $g not reported ok (stdout [$out])"
 done
-expected_err=$'loss-range.json: $.a_to_b.loss.p: must be in [0, 1], got 1.5\nmissing.json: cannot open file'
+expected_err=$'loss-range.json: $.a_to_b.loss.p: must be in [0, 1], got 1.5\nmissing.json: no such file'
 [[ $err == "$expected_err" ]] || fail "several files: expected stderr [$expected_err], got [$err]"
 
 # --- usage -----------------------------------------------------------------------------------

@@ -158,7 +158,9 @@ const Case kCases[] = {
     {"rate 10gbit 0 64", "limit 1000 rate 10Gbit cellsize 64"},
     {"rate 1001bit", "limit 1000 rate 1Kbit"},  // netem keeps whole bytes per second: 125 B/s
     {"rate 1kbps", "limit 1000 rate 8Kbit"},    // kbps is kilobytes per second
-    {"duplicate 1% 50% corrupt 0.1%", "limit 1000 duplicate 1% 50% corrupt 0.1%"},
+    // iproute2 sends the duplicate correlation only with a delay or loss correlation.
+    {"duplicate 1% 50% corrupt 0.1%", "limit 1000 duplicate 1% corrupt 0.1%"},
+    {"delay 5ms 1ms 10% duplicate 1% 50%", "limit 1000 delay 5ms  1ms 10% duplicate 1% 50%"},
     {"delay 1.5ms", "limit 1000 delay 1.5ms"},
     {"delay 1234ms", "limit 1000 delay 1.23s"},               // sprint_time64: three significant digits
     {"delay 100", "limit 1000 delay 100us"},                  // bare number: microseconds (see netem.h)
