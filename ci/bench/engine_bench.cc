@@ -33,6 +33,18 @@ const char* kFullWan = R"({
               "aqm": {"kind": "red", "min_bytes": 300000, "max_bytes": 900000, "ecn": true}}
   }})";
 
+// The same with the reorder policy the shipped WAN profiles use: jitter never reorders, so the
+// delay line is a FIFO.
+const char* kFullWanPreserve = R"({
+  "gradwall": "profile/v1", "seed": 1,
+  "a_to_b": {
+    "delay": {"delay_ms": 25, "jitter_ms": 1, "distribution": "normal", "reorder_policy": "preserve"},
+    "loss": {"model": "gemodel", "p": 0.0001, "r": 0.5, "loss_in_bad": 0.5},
+    "rate": {"rate_gbps": 10},
+    "queue": {"limit_bytes": 62500000,
+              "aqm": {"kind": "red", "min_bytes": 300000, "max_bytes": 900000, "ecn": true}}
+  }})";
+
 const char* kEmpty = R"({"gradwall": "profile/v1"})";
 
 Packet make_packet() {
@@ -67,6 +79,9 @@ void run_profile(benchmark::State& state, const char* json) {
 void BM_EngineFullWanProfile(benchmark::State& state) {
   run_profile(state, kFullWan);
 }
+void BM_EngineFullWanPreserve(benchmark::State& state) {
+  run_profile(state, kFullWanPreserve);
+}
 void BM_EngineEmptyProfile(benchmark::State& state) {
   run_profile(state, kEmpty);
 }
@@ -94,6 +109,7 @@ void BM_ReferencePriorityQueue(benchmark::State& state) {
 }
 
 BENCHMARK(BM_EngineFullWanProfile)->MinTime(2.0);
+BENCHMARK(BM_EngineFullWanPreserve)->MinTime(2.0);
 BENCHMARK(BM_EngineEmptyProfile)->MinTime(1.0);
 BENCHMARK(BM_ReferencePriorityQueue)->MinTime(1.0);
 
