@@ -19,6 +19,7 @@ class CorruptStage final : public Stage {
   void set_settings(const ChanceSettings& s);
 
   void push(Packet&& p, Instant now, StageOutput& out) override;
+  bool timed() const override { return false; }
   std::string name() const override { return "corrupt"; }
 
  private:

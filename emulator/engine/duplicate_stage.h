@@ -20,6 +20,7 @@ class DuplicateStage final : public Stage {
   void set_settings(const ChanceSettings& s);
 
   void push(Packet&& p, Instant now, StageOutput& out) override;
+  bool timed() const override { return false; }
   std::string name() const override { return "duplicate"; }
 
  private:

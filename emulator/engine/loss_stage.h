@@ -26,6 +26,7 @@ class LossStage final : public Stage {
   void set_settings(const LossSettings& s);
 
   void push(Packet&& p, Instant now, StageOutput& out) override;
+  bool timed() const override { return false; }
   std::string name() const override { return "loss"; }
 
   // The model's decision for the next packet (advances the model). Public for tests.

@@ -120,7 +120,7 @@ void Pipeline::set_active(const DirectionSpec& spec) {
   // may still hold packets (they stay watched; a phase change is rare).
   for (std::size_t i = 0; i < kStages; ++i) {
     const bool watched = std::find(live_.begin(), live_.end(), i) != live_.end();
-    if (!watched && (active_[i] || (!was.empty() && was[i]))) {
+    if (!watched && stages_[i]->timed() && (active_[i] || (!was.empty() && was[i]))) {
       live_.push_back(i);
     }
   }

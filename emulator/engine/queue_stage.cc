@@ -118,13 +118,13 @@ const QueueStage::Queued* QueueStage::head(int i) const {
 
 QueueView QueueStage::view(Instant now) const {
   QueueView v;
+  v.rate = rate_.trace.empty() ? rate_.rate : rate_at(now);
   for (int i = 0; i < QueueView::kMaxQueues; ++i) {
     v.bytes[i] = bytes_[i];
     const Queued* h = head(i);
     v.packets[i] = sub_[i].size() - (wire_q_ == i ? 1 : 0);
     v.head_sojourn[i] = h == nullptr ? Duration{0} : now - h->enqueued;
   }
-  v.rate = rate_at(now);
   return v;
 }
 

@@ -46,6 +46,9 @@ class Stage {
   // Packets (real and synthetic) this stage holds now, and their bytes.
   virtual std::uint64_t held_packets() const { return 0; }
   virtual std::uint64_t held_bytes() const { return 0; }
+  // False for stages that act only inside push() (loss, duplicate, corrupt): the pipeline's
+  // event loop then never asks them for wakeups.
+  virtual bool timed() const { return true; }
   // A short name for stats and errors ("delay", "queue").
   virtual std::string name() const = 0;
 };
