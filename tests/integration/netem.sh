@@ -20,29 +20,8 @@
 # shellcheck disable=SC2016
 set -euo pipefail
 
-GW=$(realpath "${1:?usage: netem.sh GRADWALL SOURCE_DIR}")
-SRC=$(realpath "${2:?usage: netem.sh GRADWALL SOURCE_DIR}")
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-cd "$TMP"
-# The interpreter itself, not a version-manager shim: a shim costs ~0.3 s per call.
-PY=$(python3 -c 'import sys; print(sys.executable)') || { echo "FAIL: netem.sh needs python3" >&2; exit 1; }
-
-failures=0
-fail() {
-  echo "FAIL: $*" >&2
-  failures=$((failures + 1))
-}
-
-# run CMD...: runs it without stopping the script; sets rc, out (stdout), err (stderr).
-run() {
-  set +e
-  "$@" >"$TMP/.out" 2>"$TMP/.err"
-  rc=$?
-  set -e
-  out=$(<"$TMP/.out")
-  err=$(<"$TMP/.err")
-}
+# shellcheck source=lib/common.bash
+source "$(dirname "$0")/lib/common.bash" "$@"
 
 # tc_netem 'ARGS': iproute2's own reading: `tc qdisc add dev lo root netem ARGS` then `tc qdisc
 # show dev lo`, in a network namespace of its own. Prints what tc printed; tc's exit status.
@@ -250,8 +229,4 @@ run "$GW" profile to-netem
 run "$GW" profile from-netem
 [[ $rc -eq 2 ]] || fail "from-netem without arguments: expected exit 2, got $rc"
 
-if ((failures > 0)); then
-  echo "netem.sh: $failures check(s) failed" >&2
-  exit 1
-fi
-echo "netem.sh: all checks passed"
+finish

@@ -4,29 +4,8 @@
 # Usage: probe.sh GRADWALL SOURCE_DIR   (how tests/CMakeLists.txt runs it)
 set -euo pipefail
 
-GW=$(realpath "${1:?usage: probe.sh GRADWALL SOURCE_DIR}")
-SRC=$(realpath "${2:?usage: probe.sh GRADWALL SOURCE_DIR}")
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-cd "$TMP"
-# The interpreter itself, not a version-manager shim: a shim costs ~0.3 s per call.
-PY=$(python3 -c 'import sys; print(sys.executable)') || { echo "FAIL: probe.sh needs python3" >&2; exit 1; }
-
-failures=0
-fail() {
-  echo "FAIL: $*" >&2
-  failures=$((failures + 1))
-}
-
-# run CMD...: runs it without stopping the script; sets rc, out (stdout), err (stderr).
-run() {
-  set +e
-  "$@" >"$TMP/.out" 2>"$TMP/.err"
-  rc=$?
-  set -e
-  out=$(<"$TMP/.out")
-  err=$(<"$TMP/.err")
-}
+# shellcheck source=lib/common.bash
+source "$(dirname "$0")/lib/common.bash" "$@"
 
 # check_json FILE DESCRIPTION: the probe JSON has every documented field with the right type
 # and its accounting balances: packets_in + duplicated == delivered + dropped_total + held_at_end,
@@ -185,8 +164,4 @@ run "$GW" profile frobnicate
 run "$GW"
 [[ $rc -eq 2 && $err == *"usage: gradwall"* ]] || fail "gradwall without a command: exit $rc, stderr [$err]"
 
-if ((failures > 0)); then
-  echo "probe.sh: $failures check(s) failed" >&2
-  exit 1
-fi
-echo "probe.sh: all checks passed"
+finish

@@ -11,34 +11,8 @@
 # Usage: replay.sh GRADWALL SOURCE_DIR   (how tests/CMakeLists.txt runs it)
 set -euo pipefail
 
-GW=$(realpath "${1:?usage: replay.sh GRADWALL SOURCE_DIR}")
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-cd "$TMP"
-for tool in tshark text2pcap; do
-  command -v "$tool" >/dev/null || {
-    echo "FAIL: replay.sh needs $tool (Debian packages tshark, wireshark-common: run ci/setup-deps)" >&2
-    exit 1
-  }
-done
-# The interpreter itself, not a version-manager shim: a shim costs ~0.3 s per call.
-PY=$(python3 -c 'import sys; print(sys.executable)') || { echo "FAIL: replay.sh needs python3" >&2; exit 1; }
-
-failures=0
-fail() {
-  echo "FAIL: $*" >&2
-  failures=$((failures + 1))
-}
-
-# run CMD...: runs it without stopping the script; sets rc, out (stdout), err (stderr).
-run() {
-  set +e
-  "$@" >"$TMP/.out" 2>"$TMP/.err"
-  rc=$?
-  set -e
-  out=$(<"$TMP/.out")
-  err=$(<"$TMP/.err")
-}
+# shellcheck source=lib/common.bash
+source "$(dirname "$0")/lib/common.bash" "$@"
 
 # fields PCAP: one line per record: epoch time, IP ID, ECN, IPv4 checksum status (1 = Good).
 fields() {
@@ -182,8 +156,4 @@ run "$GW" replay missing.pcap m-out.pcap --profile ecn10.json
 run "$GW" replay in.pcap "$TMP/no/such/dir/out.pcap" --profile ecn10.json
 [[ $rc -eq 3 ]] || fail "replay into a missing folder: expected exit 3 (environment), got $rc, [$err]"
 
-if ((failures > 0)); then
-  echo "replay.sh: $failures check(s) failed" >&2
-  exit 1
-fi
-echo "replay.sh: all checks passed"
+finish

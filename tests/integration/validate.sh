@@ -4,27 +4,8 @@
 # Usage: validate.sh GRADWALL SOURCE_DIR   (how tests/CMakeLists.txt runs it)
 set -euo pipefail
 
-GW=$(realpath "${1:?usage: validate.sh GRADWALL SOURCE_DIR}")
-SRC=$(realpath "${2:?usage: validate.sh GRADWALL SOURCE_DIR}")
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-cd "$TMP"  # error messages name files as given: relative names keep the expected lines short
-
-failures=0
-fail() {
-  echo "FAIL: $*" >&2
-  failures=$((failures + 1))
-}
-
-# run CMD...: runs it without stopping the script; sets rc, out (stdout), err (stderr).
-run() {
-  set +e
-  "$@" >"$TMP/.out" 2>"$TMP/.err"
-  rc=$?
-  set -e
-  out=$(<"$TMP/.out")
-  err=$(<"$TMP/.err")
-}
+# shellcheck source=lib/common.bash
+source "$(dirname "$0")/lib/common.bash" "$@"
 
 # --- every shipped profile validates --------------------------------------------------------
 shipped=("$SRC"/profiles/wan/*.json)
@@ -138,8 +119,4 @@ run "$GW" profile validate --help
 run "$GW" profile validate
 [[ $rc -eq 2 ]] || fail "validate without a file: expected exit 2, got $rc"
 
-if ((failures > 0)); then
-  echo "validate.sh: $failures check(s) failed" >&2
-  exit 1
-fi
-echo "validate.sh: all checks passed"
+finish
