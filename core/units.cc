@@ -209,7 +209,7 @@ std::string format_rate(BitRate rate) {
   std::uint64_t r = rate.bps;
   std::size_t i = 0;
   for (; i + 1 < kPrefix.size(); ++i) {
-    if (r < 1000 || (r % 1000 != 0 && r < 1000 * 1000)) {
+    if (r < 1000 || (r % 1000 != 0 && r < 1'000'000)) {
       break;
     }
     r /= 1000;

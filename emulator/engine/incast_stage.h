@@ -56,7 +56,7 @@ class IncastStage final : public Stage {
   int port_of(const IpAddress& dst) const;
   void admit(Packet&& p, std::size_t port, Instant now, StageOutput& out);
   void start(std::size_t port, Instant now);
-  void inject(std::size_t burst, Instant now, StageOutput& out);
+  void inject(std::size_t i, Instant now, StageOutput& out);
   Instant first_start(const IncastBurstSettings& b, Instant after) const;
 
   IncastSettings s_;

@@ -17,14 +17,14 @@ std::optional<std::uint8_t> parse_ecn_name(const JsonReader& r, const char* key)
   if (!s) {
     return std::nullopt;
   }
-  if (*s == "not-ect")
-    return 0;
-  if (*s == "ect1")
-    return 1;
-  if (*s == "ect0")
-    return 2;
-  if (*s == "ce")
-    return 3;
+  // RFC 3168 codepoints, named as in the match documentation.
+  static constexpr std::pair<const char*, std::uint8_t> kNames[] = {
+      {"not-ect", 0}, {"ect1", 1}, {"ect0", 2}, {"ce", 3}};
+  for (const auto& [name, code] : kNames) {
+    if (*s == name) {
+      return code;
+    }
+  }
   r.fail(key, "must be one of not-ect, ect0, ect1, ce, got \"" + *s + "\"");
 }
 
