@@ -70,7 +70,7 @@ Instant DelayStage::time_to_send(Instant now) {
   return at;
 }
 
-void DelayStage::hold(Packet&& p, Instant at) {
+void DelayStage::hold(Packet&& p, Instant at, Instant now) {
   std::uint32_t slot = 0;
   if (free_slots_.empty()) {
     slot = static_cast<std::uint32_t>(slots_.size());
@@ -87,8 +87,10 @@ void DelayStage::hold(Packet&& p, Instant at) {
   if (in_order_.empty() || in_order_.back().at <= at) {
     in_order_.push_back(h);
   } else {
-    heap_.push_back(h);
-    std::push_heap(heap_.begin(), heap_.end(), later);
+    if (!overtaken_) {
+      overtaken_.emplace(params_.jitter);
+    }
+    overtaken_->push(h, now);
   }
 }
 
@@ -109,11 +111,11 @@ void DelayStage::push(Packet&& p, Instant now, StageOutput& out) {
     out.emit(std::move(p));
     return;
   }
-  hold(std::move(p), at);
+  hold(std::move(p), at, now);
 }
 
 Instant DelayStage::next_wakeup() const {
-  const Instant a = heap_.empty() ? kNever : heap_.front().at;
+  const Instant a = overtaken_ && !overtaken_->empty() ? overtaken_->top().at : kNever;
   const Instant b = in_order_.empty() ? kNever : in_order_.front().at;
   return std::min(a, b);
 }
@@ -121,16 +123,15 @@ Instant DelayStage::next_wakeup() const {
 void DelayStage::pull(Instant now, StageOutput& out) {
   for (;;) {
     // The earlier of the two heads; on equal times the one that arrived first (seq).
-    const bool heap_ready = !heap_.empty() && heap_.front().at <= now;
+    const bool heap_ready = overtaken_ && !overtaken_->empty() && overtaken_->top().at <= now;
     const bool fifo_ready = !in_order_.empty() && in_order_.front().at <= now;
     if (!heap_ready && !fifo_ready) {
       break;
     }
     Held h;
-    if (heap_ready && (!fifo_ready || later(in_order_.front(), heap_.front()))) {
-      std::pop_heap(heap_.begin(), heap_.end(), later);
-      h = heap_.back();
-      heap_.pop_back();
+    if (heap_ready && (!fifo_ready || later(in_order_.front(), overtaken_->top()))) {
+      h = overtaken_->top();
+      overtaken_->pop();
     } else {
       h = in_order_.pop_front();
     }

@@ -37,6 +37,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,7 @@
 #include "core/rng.h"
 #include "core/time.h"
 #include "emulator/engine/correlated.h"
+#include "emulator/engine/release_calendar.h"
 #include "emulator/engine/spec.h"
 #include "emulator/engine/stage.h"
 
@@ -66,7 +68,9 @@ class DelayStage final : public Stage {
   void push(Packet&& p, Instant now, StageOutput& out) override;
   Instant next_wakeup() const override;
   void pull(Instant now, StageOutput& out) override;
-  std::uint64_t held_packets() const override { return heap_.size() + in_order_.size(); }
+  std::uint64_t held_packets() const override {
+    return (overtaken_ ? overtaken_->size() : 0) + in_order_.size();
+  }
   std::uint64_t held_bytes() const override { return held_bytes_; }
   std::string name() const override { return "delay"; }
 
@@ -80,18 +84,14 @@ class DelayStage final : public Stage {
     std::uint64_t reorder_threshold = 0;  // scaled_probability(reorder_p)
     std::uint32_t gap = 0;                // 0 = no reordering
   };
-  struct Held {
-    Instant at{};            // time_to_send
-    std::uint64_t seq = 0;   // arrival order at this stage, breaks ties
-    std::uint32_t slot = 0;  // index into slots_
-  };
+  using Held = Release;  // time_to_send, arrival order at this stage, index into slots_
   // Heap order: the earliest (at, seq) on top.
   static bool later(const Held& a, const Held& b) { return a.at != b.at ? a.at > b.at : a.seq > b.seq; }
 
   static Params params_from(const DelaySettings& s);
   bool reorder_now();
   Instant time_to_send(Instant now);
-  void hold(Packet&& p, Instant at);
+  void hold(Packet&& p, Instant at, Instant now);
 
   Params params_;
   Rng rng_;
@@ -100,8 +100,9 @@ class DelayStage final : public Stage {
   std::uint32_t counter_ = 0;        // netem q->counter: packets delayed since the last reordered one
   Instant latest_ = Instant::min();  // latest time_to_send handed out (kPreserve's floor)
   std::uint64_t next_seq_ = 0;
-  std::vector<Held> heap_;  // packets that overtook the in-order run (jitter, netem policy)
-  Ring<Held> in_order_;     // packets whose time_to_send did not go back: a sorted FIFO
+  // Packets that overtook the in-order run (jitter under the netem policy), made on first use.
+  mutable std::optional<ReleaseCalendar> overtaken_;  // top() sorts a bucket: logically const
+  Ring<Held> in_order_;  // packets whose time_to_send did not go back: a sorted FIFO
   std::vector<Packet> slots_;
   std::vector<std::uint32_t> free_slots_;
   std::uint64_t held_bytes_ = 0;

@@ -1,0 +1,108 @@
+#include "emulator/engine/release_calendar.h"
+
+namespace gw {
+
+ReleaseCalendar::ReleaseCalendar(Duration width_hint) : ring_(kBuckets) {
+  const auto target = static_cast<std::uint64_t>(std::max<std::int64_t>(width_hint.count() / 256, 64));
+  shift_ = static_cast<int>(std::bit_width(target) - 1);
+}
+
+void ReleaseCalendar::place(const Release& r) {
+  const std::int64_t b = bucket_of(r.at);
+  const std::size_t pos = static_cast<std::size_t>(b) & (kBuckets - 1);
+  std::vector<Release>& bucket = ring_[pos];
+  if (b == sorted_) {
+    // Keep the earliest bucket sorted, latest first, so pop() takes from the back.
+    bucket.insert(std::upper_bound(bucket.begin(), bucket.end(), r, later), r);
+  } else {
+    bucket.push_back(r);
+  }
+  occupied_[pos / 64] |= std::uint64_t{1} << (pos % 64);
+  ++in_ring_;
+}
+
+void ReleaseCalendar::push(const Release& r, Instant now) {
+  if (size_ == 0) {
+    // Nothing held: the horizon may start at `now` (nothing will come due before it).
+    base_ = std::max(base_, bucket_of(now));
+  }
+  ++size_;
+  if (bucket_of(r.at) - base_ < static_cast<std::int64_t>(kBuckets)) {
+    if (bucket_of(r.at) < sorted_) {
+      sorted_ = -1;  // an earlier bucket than the one top() found: find it again
+    }
+    place(r);
+    return;
+  }
+  overflow_.push_back(r);
+  std::push_heap(overflow_.begin(), overflow_.end(), later);
+}
+
+std::size_t ReleaseCalendar::first_bucket() {
+  // Scan the occupancy bitmap from base_'s position, wrapping once around the ring.
+  const std::size_t start = static_cast<std::size_t>(base_) & (kBuckets - 1);
+  std::size_t word = start / 64;
+  std::uint64_t bits = occupied_[word] & (~std::uint64_t{0} << (start % 64));
+  for (std::size_t n = 0; n <= occupied_.size(); ++n) {
+    if (bits != 0) {
+      return word * 64 + static_cast<std::size_t>(std::countr_zero(bits));
+    }
+    word = (word + 1) % occupied_.size();
+    bits = occupied_[word];
+  }
+  return kBuckets;  // not reached while in_ring_ > 0
+}
+
+const Release& ReleaseCalendar::top() {
+  if (in_ring_ == 0) {
+    return overflow_.front();
+  }
+  if (sorted_ >= 0) {
+    // Still the earliest non-empty bucket: pushes before it reset sorted_, and pop() resets
+    // it when the bucket runs empty.
+    return ring_[static_cast<std::size_t>(sorted_) & (kBuckets - 1)].back();
+  }
+  const std::size_t pos = first_bucket();
+  const std::size_t start = static_cast<std::size_t>(base_) & (kBuckets - 1);
+  const std::int64_t b = base_ + static_cast<std::int64_t>((pos + kBuckets - start) % kBuckets);
+  std::vector<Release>& bucket = ring_[pos];
+  std::sort(bucket.begin(), bucket.end(), later);
+  sorted_ = b;
+  return bucket.back();
+}
+
+void ReleaseCalendar::pop() {
+  if (in_ring_ == 0) {
+    std::pop_heap(overflow_.begin(), overflow_.end(), later);
+    const Release r = overflow_.back();
+    overflow_.pop_back();
+    --size_;
+    base_ = bucket_of(r.at);
+    migrate();
+    return;
+  }
+  top();  // makes sure the earliest bucket is the sorted one
+  const std::size_t pos = static_cast<std::size_t>(sorted_) & (kBuckets - 1);
+  std::vector<Release>& bucket = ring_[pos];
+  bucket.pop_back();
+  --in_ring_;
+  --size_;
+  base_ = sorted_;
+  if (bucket.empty()) {
+    occupied_[pos / 64] &= ~(std::uint64_t{1} << (pos % 64));
+    sorted_ = -1;
+  }
+  migrate();
+}
+
+void ReleaseCalendar::migrate() {
+  while (!overflow_.empty() &&
+         bucket_of(overflow_.front().at) - base_ < static_cast<std::int64_t>(kBuckets)) {
+    std::pop_heap(overflow_.begin(), overflow_.end(), later);
+    const Release r = overflow_.back();
+    overflow_.pop_back();
+    place(r);
+  }
+}
+
+}  // namespace gw

@@ -1,0 +1,59 @@
+// A calendar queue of release times (R. Brown, "Calendar queues: a fast O(1) priority queue
+// implementation for the simulation event set problem", CACM 1988), specialised for a delay
+// line: buckets 2^shift ns wide in a ring of kBuckets, holding entries due within the ring's
+// horizon of the last entry taken out; later ones wait in an overflow heap and move into the
+// ring as time reaches them. Entries are taken out in (at, seq) order, exactly as a binary
+// heap would give them, but at O(1) amortised cost when releases spread evenly over time,
+// which jittered delays do. Keys never go below the last one taken (time does not go back).
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cstdint>
+#include <vector>
+
+#include "core/time.h"
+
+namespace gw {
+
+struct Release {
+  Instant at{};            // release time
+  std::uint64_t seq = 0;   // arrival order, breaks ties
+  std::uint32_t slot = 0;  // the owner's index of the packet
+};
+
+class ReleaseCalendar {
+ public:
+  static constexpr std::size_t kBuckets = 1U << 14;
+
+  // `width_hint`: about how far apart releases are expected to be spread (the jitter); the
+  // bucket width is a power of two near width_hint / 256, at least 64 ns.
+  explicit ReleaseCalendar(Duration width_hint);
+
+  bool empty() const { return size_ == 0; }
+  std::size_t size() const { return size_; }
+  // `now`: the caller's time; r.at >= now, and no later push goes below now either.
+  void push(const Release& r, Instant now);
+  // The earliest entry; the calendar must not be empty.
+  const Release& top();
+  void pop();
+
+ private:
+  static bool later(const Release& a, const Release& b) { return a.at != b.at ? a.at > b.at : a.seq > b.seq; }
+  std::int64_t bucket_of(Instant t) const { return ns_of(t) >> shift_; }
+  std::size_t first_bucket();  // ring position of the first non-empty bucket at or after base_
+  void place(const Release& r);
+  void migrate();
+
+  int shift_;
+  std::int64_t base_ = 0;  // bucket of the last entry taken out; no entry lies before it
+  std::vector<std::vector<Release>> ring_;
+  std::array<std::uint64_t, kBuckets / 64> occupied_{};
+  std::size_t in_ring_ = 0;
+  std::size_t size_ = 0;
+  std::int64_t sorted_ = -1;       // the bucket kept sorted (latest first) while it is the earliest
+  std::vector<Release> overflow_;  // heap (earliest on top) of entries beyond the horizon
+};
+
+}  // namespace gw
