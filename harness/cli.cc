@@ -26,6 +26,7 @@ const Command kCommands[] = {
      cmd_profile_to_netem},
     {"profile probe", "push synthetic traffic through a profile in virtual time", cmd_profile_probe},
     {"replay", "impair a pcap capture offline", cmd_replay},
+    {"emu", "forward between two DPDK ports through a profile (inline emulator)", cmd_emu},
 };
 
 void usage(std::ostream& os) {

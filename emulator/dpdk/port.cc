@@ -1,0 +1,154 @@
+#include "emulator/dpdk/port.h"
+
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+#include <rte_mbuf.h>
+#include <rte_mbuf_pool_ops.h>
+#include <rte_mempool.h>
+
+#include <cstring>
+#include <vector>
+
+#include "core/errors.h"
+
+namespace gw {
+namespace {
+
+constexpr std::uint16_t kRxDescriptors = 1024;
+constexpr std::uint16_t kTxDescriptors = 1024;
+constexpr unsigned kPoolCache = 256;
+
+std::string port_label(std::uint16_t id) {
+  char name[RTE_ETH_NAME_MAX_LEN] = {};
+  if (rte_eth_dev_get_name_by_port(id, name) != 0) {
+    return "port " + std::to_string(id);
+  }
+  return "port " + std::to_string(id) + " (" + name + ")";
+}
+
+void check(int rc, std::uint16_t id, const char* what) {
+  if (rc < 0) {
+    throw EnvironmentError("DPDK " + port_label(id) + ": " + what + " failed: " + rte_strerror(-rc));
+  }
+}
+
+}  // namespace
+
+MbufPool::MbufPool(const std::string& name, std::uint32_t mbufs, std::uint16_t data_room_bytes) {
+  const unsigned flags = rte_eal_has_hugepages() != 0 ? 0U : RTE_MEMPOOL_F_NO_IOVA_CONTIG;
+  const std::uint32_t elt = sizeof(rte_mbuf) + data_room_bytes;
+  rte_mempool_objsz sz{};
+  const std::uint64_t per_object = rte_mempool_calc_obj_size(elt, flags, &sz);
+  // Objects plus the mempool header and per-lcore caches, rounded up; a lower bound on what
+  // EAL memory must hold besides the PMDs' own rings.
+  const std::uint64_t need_mib = (per_object * mbufs) / (1 << 20) + 16;
+  const std::string sizing = std::to_string(mbufs) + " mbufs of " + std::to_string(data_room_bytes) +
+                             " data bytes need about " + std::to_string(need_mib) + " MiB";
+
+  rte_pktmbuf_pool_private priv{};
+  priv.mbuf_data_room_size = data_room_bytes;
+  priv.mbuf_priv_size = 0;
+  pool_ = rte_mempool_create_empty(name.c_str(), mbufs, elt, kPoolCache, sizeof priv,
+                                   static_cast<int>(rte_socket_id()), flags);
+  if (pool_ == nullptr) {
+    throw EnvironmentError("cannot create the mbuf pool (" + std::string(rte_strerror(rte_errno)) +
+                           "): " + sizing + "; give EAL more memory (-m " + std::to_string(need_mib + 64) +
+                           " or more) or fewer --mbufs");
+  }
+  int rc = rte_mempool_set_ops_byname(pool_, rte_mbuf_best_mempool_ops(), nullptr);
+  if (rc == 0) {
+    rte_pktmbuf_pool_init(pool_, &priv);
+    rc = rte_mempool_populate_default(pool_);
+  }
+  if (rc < 0) {
+    rte_mempool_free(pool_);
+    pool_ = nullptr;
+    throw EnvironmentError("cannot populate the mbuf pool (" + std::string(rte_strerror(-rc)) +
+                           "): " + sizing + "; give EAL more memory (-m " + std::to_string(need_mib + 64) +
+                           " or more) or fewer --mbufs");
+  }
+  rte_mempool_obj_iter(pool_, rte_pktmbuf_init, nullptr);
+}
+
+MbufPool::~MbufPool() {
+  rte_mempool_free(pool_);
+}
+
+std::uint32_t MbufPool::size() const {
+  return pool_->size;
+}
+
+std::uint32_t MbufPool::available() const {
+  return rte_mempool_avail_count(pool_);
+}
+
+EthPort::EthPort(std::uint16_t port_id, rte_mempool* pool) : id_(port_id) {
+  rte_eth_dev_info info{};
+  check(rte_eth_dev_info_get(id_, &info), id_, "reading device info");
+  rte_eth_conf conf{};
+  check(rte_eth_dev_configure(id_, 1, 1, &conf), id_, "configure");
+  std::uint16_t rxd = kRxDescriptors;
+  std::uint16_t txd = kTxDescriptors;
+  check(rte_eth_dev_adjust_nb_rx_tx_desc(id_, &rxd, &txd), id_, "adjusting descriptor counts");
+  const int socket = rte_eth_dev_socket_id(id_);
+  const unsigned s = socket < 0 ? rte_socket_id() : static_cast<unsigned>(socket);
+  check(rte_eth_rx_queue_setup(id_, 0, rxd, s, nullptr, pool), id_, "rx queue setup");
+  rte_eth_txconf txconf = info.default_txconf;
+  txconf.offloads = 0;
+  check(rte_eth_tx_queue_setup(id_, 0, txd, s, &txconf), id_, "tx queue setup");
+  check(rte_eth_dev_start(id_), id_, "start");
+  open_ = true;
+  // Some PMDs (net_null, net_ring) have no promiscuous mode: not an error.
+  (void)rte_eth_promiscuous_enable(id_);
+}
+
+EthPort::~EthPort() {
+  close();
+}
+
+std::string EthPort::name() const {
+  return port_label(id_);
+}
+
+PortStats EthPort::stats() const {
+  PortStats p;
+  p.name = name();
+  rte_eth_stats st{};
+  if (rte_eth_stats_get(id_, &st) == 0) {
+    p.ipackets = st.ipackets;
+    p.opackets = st.opackets;
+    p.imissed = st.imissed;
+    p.ierrors = st.ierrors;
+    p.oerrors = st.oerrors;
+    p.rx_nombuf = st.rx_nombuf;
+  }
+  return p;
+}
+
+void EthPort::close() {
+  if (open_) {
+    open_ = false;
+    (void)rte_eth_dev_stop(id_);
+    (void)rte_eth_dev_close(id_);
+  }
+}
+
+PortIds first_two_ports() {
+  std::vector<std::uint16_t> ids;
+  // RTE_ETH_FOREACH_DEV spelled out (its macro casts C-style).
+  for (std::uint64_t id = rte_eth_find_next_owned_by(0, RTE_ETH_DEV_NO_OWNER); id < RTE_MAX_ETHPORTS;
+       id = rte_eth_find_next_owned_by(static_cast<std::uint16_t>(id + 1), RTE_ETH_DEV_NO_OWNER)) {
+    ids.push_back(static_cast<std::uint16_t>(id));
+  }
+  if (ids.size() < 2) {
+    throw EnvironmentError("gradwall emu needs two DPDK ports (A side, B side); EAL found " +
+                           std::to_string(ids.size()) +
+                           ": add --vdev=net_af_packet0,iface=IF_A --vdev=net_af_packet1,iface=IF_B (or "
+                           "bind two NICs) to the EAL arguments after `--`");
+  }
+  return {ids[0], ids[1]};
+}
+
+}  // namespace gw

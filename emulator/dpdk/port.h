@@ -1,0 +1,69 @@
+// The buffers and ports the data plane owns: an mbuf pool, and an Ethernet port set up with one
+// rx and one tx queue. Both release what they hold in their destructors (pool freed, port
+// stopped and closed), so an exception on the way out still leaves DPDK clean for
+// rte_eal_cleanup. Create them after the Eal, destroy ports before the pool.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "emulator/dpdk/stats.h"
+
+struct rte_mempool;
+
+namespace gw {
+
+// A packet-mbuf pool. Without hugepages (`--no-huge`) it is made with
+// RTE_MEMPOOL_F_NO_IOVA_CONTIG: a plain rte_pktmbuf_pool_create would spend a whole 4 KiB page
+// per mbuf (MACHINE.md). Throws EnvironmentError stating the MiB the pool needs when EAL
+// memory (`-m`) is too small.
+// Data room of one mbuf: RTE_MBUF_DEFAULT_BUF_SIZE (2 KiB of frame + 128 B headroom), enough
+// for a 1500-byte MTU.
+inline constexpr std::uint16_t kDefaultMbufDataRoom = 2048 + 128;
+
+class MbufPool {
+ public:
+  MbufPool(const std::string& name, std::uint32_t mbufs, std::uint16_t data_room_bytes);
+  ~MbufPool();
+  MbufPool(const MbufPool&) = delete;
+  MbufPool& operator=(const MbufPool&) = delete;
+
+  rte_mempool* get() const { return pool_; }
+  std::uint32_t size() const;
+  // mbufs in the pool (per-lcore caches included); == size() when every mbuf came back.
+  std::uint32_t available() const;
+
+ private:
+  rte_mempool* pool_ = nullptr;
+};
+
+// One port with rx queue 0 and tx queue 0, started and promiscuous. Throws EnvironmentError
+// when the port cannot be configured or started.
+class EthPort {
+ public:
+  EthPort(std::uint16_t port_id, rte_mempool* pool);
+  ~EthPort();
+  EthPort(const EthPort&) = delete;
+  EthPort& operator=(const EthPort&) = delete;
+
+  std::uint16_t id() const { return id_; }
+  std::string name() const;
+  // The driver's counters (zero when it has none); read them before close().
+  PortStats stats() const;
+  // Stops and closes the port (idempotent): the PMD gives back the mbufs it holds.
+  void close();
+
+ private:
+  std::uint16_t id_;
+  bool open_ = false;
+};
+
+// The ids of the first two available ports (port 0 faces side A, port 1 side B). Throws
+// EnvironmentError when there are fewer than two.
+struct PortIds {
+  std::uint16_t a = 0;
+  std::uint16_t b = 0;
+};
+PortIds first_two_ports();
+
+}  // namespace gw

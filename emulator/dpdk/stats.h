@@ -1,0 +1,64 @@
+// What the inline emulator did, per direction, counted by the owner of the mbufs (the
+// forwarder), so that every mbuf that came in is accounted for exactly once:
+//   received + duplicates = sent + dropped (all causes) + held
+// `held` is what is still inside at the moment of counting (0 after shutdown, which drains
+// or drops everything: forwarder.h).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "emulator/engine/packet.h"
+
+namespace gw {
+
+struct DirectionStats {
+  std::uint64_t received = 0;  // frames taken from the ingress port's rx queue
+  std::uint64_t received_bytes = 0;
+  std::uint64_t duplicates = 0;  // extra copies the duplicate stage made
+  std::uint64_t sent = 0;        // frames the egress port's tx queue accepted
+  std::uint64_t sent_bytes = 0;
+  // Engine drop causes; kShutdown = held when the drain window after stop ran out.
+  std::array<std::uint64_t, static_cast<std::size_t>(DropCause::kCount)> dropped{};
+  std::uint64_t tx_full = 0;  // the egress tx queue refused the frame
+  std::uint64_t no_mbuf = 0;  // no mbuf left for the private copy of a duplicated frame
+  std::uint64_t held = 0;
+  std::uint64_t marked_ce = 0;  // CE applied to the bytes
+  std::uint64_t corrupted = 0;  // a bit flipped in the bytes
+
+  std::uint64_t dropped_total() const;
+  // Empty when received + duplicates = sent + dropped + held, else what is off.
+  std::string accounting_error() const;
+};
+
+// What a port's driver counted (rte_eth_stats), read before the port is closed. A frame the
+// driver could not take for want of an mbuf shows in rx_nombuf, never in a DirectionStats.
+struct PortStats {
+  std::string name;
+  std::uint64_t ipackets = 0;
+  std::uint64_t opackets = 0;
+  std::uint64_t imissed = 0;  // af_packet never counts ring overflow here (MACHINE.md)
+  std::uint64_t ierrors = 0;
+  std::uint64_t oerrors = 0;
+  std::uint64_t rx_nombuf = 0;
+};
+
+struct EmuStats {
+  DirectionStats a_to_b;
+  DirectionStats b_to_a;
+  PortStats port_a;
+  PortStats port_b;
+  double seconds = 0;  // forwarding time, first loop to end of drain
+  std::uint32_t pool_size = 0;
+  std::uint32_t pool_available = 0;  // at exit, after the ports were closed
+};
+
+nlohmann::json to_json(const DirectionStats& s);
+nlohmann::json to_json(const PortStats& s);
+nlohmann::json to_json(const EmuStats& s);
+std::string to_table(const EmuStats& s);
+
+}  // namespace gw
