@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "core/errors.h"
+#include "core/units.h"
 
 namespace gw {
 namespace {
@@ -219,8 +220,31 @@ std::optional<std::pair<std::string, double>> JsonReader::unit_key(
   return found;
 }
 
+// The bare key may hold the quantity as text with its unit, as tc writes it ("25ms", "10Gbit").
+std::optional<std::string> JsonReader::text_quantity(std::string_view base,
+                                                     const std::optional<std::string>& unit_form) const {
+  if (!has(base) || !at(base).is_string()) {
+    return std::nullopt;
+  }
+  if (unit_form) {
+    fail(base, "gives " + std::string(base) + " twice (also as " + *unit_form + ")");
+  }
+  known_.insert(std::string(base));
+  return at(base).get<std::string>();
+}
+
 std::optional<Duration> JsonReader::duration(std::string_view base, Duration lo, Duration hi) const {
   const auto k = unit_key(base, {{"_ns", 1.0}, {"_us", 1e3}, {"_ms", 1e6}, {"_s", 1e9}});
+  if (const auto text = text_quantity(base, k ? std::optional(k->first) : std::nullopt)) {
+    const auto d = parse_time64(*text);
+    if (!d) {
+      fail(base, "expected a time with its unit (e.g. \"25ms\", \"60s\"), got \"" + *text + "\"");
+    }
+    if (*d < lo || *d > hi) {
+      fail(base, "must be in [" + format_time(lo) + ", " + format_time(hi) + "], got " + *text);
+    }
+    return d;
+  }
   if (!k) {
     return std::nullopt;
   }
@@ -231,6 +255,13 @@ std::optional<Duration> JsonReader::duration(std::string_view base, Duration lo,
 
 std::optional<BitRate> JsonReader::rate(std::string_view base) const {
   const auto k = unit_key(base, {{"_bps", 1.0}, {"_kbps", 1e3}, {"_mbps", 1e6}, {"_gbps", 1e9}});
+  if (const auto text = text_quantity(base, k ? std::optional(k->first) : std::nullopt)) {
+    const auto r = parse_rate(*text);
+    if (!r) {
+      fail(base, "expected a rate with its unit (e.g. \"10Gbit\", \"400mbit\"), got \"" + *text + "\"");
+    }
+    return r;
+  }
   if (!k) {
     return std::nullopt;
   }

@@ -5,7 +5,8 @@
 //
 // Quantities carry their unit in the key. A duration `delay` may be given as one of
 // delay_ns, delay_us, delay_ms, delay_s; a rate `rate` as rate_bps, rate_kbps, rate_mbps,
-// rate_gbps; sizes are `<name>_bytes`. Giving two spellings of one quantity is an error.
+// rate_gbps; sizes are `<name>_bytes`. Giving two spellings of one quantity is an error. The
+// bare key (`delay`, `rate`) may instead hold text with a tc unit: "25ms", "10Gbit".
 #pragma once
 
 #include <cstdint>
@@ -70,6 +71,8 @@ class JsonReader {
 
  private:
   const nlohmann::json& at(std::string_view key) const;
+  std::optional<std::string> text_quantity(std::string_view base,
+                                           const std::optional<std::string>& unit_form) const;
   // Which of base+suffixes is present (at most one), or nullopt.
   std::optional<std::pair<std::string, double>> unit_key(
       std::string_view base, std::initializer_list<std::pair<std::string_view, double>> units) const;

@@ -1,0 +1,284 @@
+#include "harness/scenario.h"
+
+#include <filesystem>
+
+#include "core/errors.h"
+#include "core/json_reader.h"
+#include "core/paths.h"
+#include "emulator/engine/netem.h"
+#include "emulator/engine/profile.h"
+
+namespace gw {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// A WAN profile named in a scenario: a path relative to the scenario's folder, or the name of
+// a shipped profile ("cross-continent" -> profiles/wan/cross-continent.json).
+std::string resolve_profile(const std::string& name, const std::string& scenario_file) {
+  std::vector<fs::path> tries;
+  const fs::path given(name);
+  if (given.is_absolute()) {
+    tries.push_back(given);
+  } else {
+    tries.push_back(fs::path(scenario_file).parent_path() / given);
+    tries.push_back(given);
+    for (const std::string& dir : data_search_dirs("wan")) {
+      tries.push_back(fs::path(dir) / given);
+      tries.push_back(fs::path(dir) / (name + ".json"));
+    }
+  }
+  for (const fs::path& p : tries) {
+    std::error_code ec;
+    if (fs::is_regular_file(p, ec)) {
+      return p.string();
+    }
+  }
+  return name;  // load_profile reports the file as missing
+}
+
+cc::CcParams read_cc_params(const JsonReader& r, const std::string& key) {
+  cc::CcParams params;
+  if (!r.has(key)) {
+    return params;
+  }
+  const JsonReader obj = r.object(key);
+  for (const auto& [name, value] : obj.raw().items()) {
+    params[name] = obj.number(name, -1e18, 1e18);
+  }
+  return params;
+}
+
+// Builds one controller to check the name and parameters now rather than mid-run.
+void check_cc(const JsonReader& r, const std::string& name_key, const std::string& name,
+              const std::string& params_key, const cc::CcParams& params) {
+  try {
+    (void)cc::make_congestion_control(name, cc::CcContext{}, params);
+  } catch (const cc::CcConfigError& e) {
+    const bool about_name = e.reason.starts_with("unknown congestion control");
+    r.fail(about_name || !r.has(params_key) ? name_key : params_key, e.reason);
+  }
+}
+
+fabric::RegionSpec read_region(const JsonReader& r, bool relay) {
+  fabric::RegionSpec reg;
+  reg.name = r.string("name");
+  if (relay) {
+    reg.hosts = 0;
+    r.finish();
+    return reg;
+  }
+  reg.hosts = static_cast<std::uint32_t>(r.integer("hosts", 1, 65536));
+  const auto nic = r.rate("nic_rate");
+  if (!nic || nic->unlimited()) {
+    r.fail("nic_rate", "a region needs a NIC rate above 0 (e.g. \"100Gbit\")");
+  }
+  reg.nic_rate = *nic;
+  reg.uplink_rate = r.rate("uplink_rate").value_or(BitRate{});
+  reg.latency = r.duration("latency", Duration{0}, Duration{1'000'000'000}).value_or(reg.latency);
+  reg.buffer_bytes = r.bytes("buffer", 1500, std::uint64_t{1} << 40).value_or(reg.buffer_bytes);
+  reg.alpha = r.optional_number("alpha", 1.0 / 64, 64).value_or(reg.alpha);
+  r.finish();
+  return reg;
+}
+
+fabric::WanLinkSpec read_wan(const JsonReader& r, const std::string& file) {
+  fabric::WanLinkSpec link;
+  const auto& between = r.array("between");
+  if (!between.is_array() || between.size() != 2 || !between[0].is_string() || !between[1].is_string()) {
+    r.fail("between", "must be two region or relay names, e.g. [\"a\", \"b\"]");
+  }
+  link.a = between[0].get<std::string>();
+  link.b = between[1].get<std::string>();
+  const bool has_netem = r.has("netem");
+  const bool has_profile = r.has("profile");
+  if (has_netem == has_profile) {
+    r.fail_here(
+        "a WAN link needs exactly one of \"netem\" (tc-netem arguments) or \"profile\" "
+        "(a profile file)");
+  }
+  if (has_profile) {
+    if (r.has("limit_bytes")) {
+      r.fail("limit_bytes", "set the queue limit in the profile (queue.limit_bytes)");
+    }
+    link.profile = load_profile(resolve_profile(r.string("profile"), file));
+  } else {
+    const std::string args = r.string("netem");
+    NetemResult n;
+    try {
+      n = netem_to_direction(split_args(args));
+    } catch (const InputError& e) {
+      r.fail("netem", e.path() + ": " + e.reason());
+    }
+    // netem's `limit` counts every packet inside netem, delay line included; a byte limit
+    // given here replaces it with a bottleneck queue limit, which is what a WAN router has.
+    if (const auto limit = r.bytes("limit", 1500, std::uint64_t{1} << 40)) {
+      n.dir.limit_packets.reset();
+      if (!n.dir.queue) {
+        n.dir.queue = QueueSettings{};
+      }
+      n.dir.queue->limit_bytes = *limit;
+    }
+    link.profile.name = "netem " + args;
+    link.profile.a_to_b = n.dir;
+    link.profile.b_to_a = n.dir;
+  }
+  r.finish();
+  return link;
+}
+
+fabric::TopologySpec read_topology(const JsonReader& t, const std::string& file) {
+  fabric::TopologySpec topo;
+  for (const JsonReader& r : t.objects("regions")) {
+    topo.regions.push_back(read_region(r, false));
+  }
+  if (topo.regions.empty()) {
+    t.fail("regions", "needs at least one region");
+  }
+  if (t.has("relays")) {
+    for (const JsonReader& r : t.objects("relays")) {
+      topo.regions.push_back(read_region(r, true));
+    }
+  }
+  for (std::size_t i = 0; i < topo.regions.size(); ++i) {
+    for (std::size_t j = 0; j < i; ++j) {
+      if (topo.regions[i].name == topo.regions[j].name) {
+        t.fail("regions", "the name \"" + topo.regions[i].name + "\" is used twice");
+      }
+    }
+  }
+  if (t.has("wan")) {
+    for (const JsonReader& r : t.objects("wan")) {
+      topo.wan.push_back(read_wan(r, file));
+    }
+  }
+  if (t.has("routes")) {
+    for (const JsonReader& r : t.objects("routes")) {
+      fabric::RouteSpec route;
+      route.from = r.string("from");
+      route.to = r.string("to");
+      for (const auto& v : r.array("via")) {
+        if (!v.is_string()) {
+          r.fail("via", "must be a list of relay or region names");
+        }
+        route.via.push_back(v.get<std::string>());
+      }
+      r.finish();
+      topo.routes.push_back(route);
+    }
+  }
+  t.finish();
+  return topo;
+}
+
+bool has_region(const fabric::TopologySpec& t, const std::string& name) {
+  for (const auto& r : t.regions) {
+    if (r.name == name && r.hosts > 0) {
+      return true;
+    }
+  }
+  return false;
+}
+
+WorkloadSpec read_workload(const JsonReader& w, const fabric::TopologySpec& topo) {
+  WorkloadSpec spec;
+  spec.kind = w.choice("kind", {"flows"}, "");
+  if (spec.kind.empty()) {
+    w.fail("kind", "missing (one of: flows)");
+  }
+  const auto duration = w.duration("duration", Duration{1'000}, Duration{86'400'000'000'000});
+  if (!duration) {
+    w.fail("duration", "missing: how long to run (e.g. \"60s\")");
+  }
+  spec.duration = *duration;
+  for (const JsonReader& f : w.objects("flows")) {
+    FlowSpec flow;
+    flow.from = f.string("from");
+    flow.to = f.string("to");
+    for (const auto& [key, name] : {std::pair{"from", &flow.from}, {"to", &flow.to}}) {
+      if (!has_region(topo, *name)) {
+        f.fail(key, "no region named \"" + *name + "\" with hosts");
+      }
+    }
+    flow.count = static_cast<std::uint32_t>(f.optional_integer("count", 1, 100000).value_or(1));
+    flow.cc = f.optional_string("cc").value_or("");
+    flow.cc_params = read_cc_params(f, "cc_params");
+    flow.start = f.duration("start").value_or(Duration{0});
+    flow.bytes = f.bytes("size", 1, std::uint64_t{1} << 50).value_or(0);
+    f.finish();
+    spec.flows.push_back(flow);
+  }
+  if (spec.flows.empty()) {
+    w.fail("flows", "needs at least one flow");
+  }
+  w.finish();
+  return spec;
+}
+
+TransportSpec read_transport(const JsonReader& t) {
+  TransportSpec s;
+  s.cc = t.optional_string("cc").value_or(s.cc);
+  s.cc_params = read_cc_params(t, "cc_params");
+  s.mtu_bytes = static_cast<std::uint32_t>(t.optional_integer("mtu", 256, 9000).value_or(s.mtu_bytes));
+  s.recovery = t.choice("recovery", {"go_back_n", "selective_repeat"}, s.recovery);
+  s.ack_every = static_cast<std::uint32_t>(t.optional_integer("ack_every", 1, 64).value_or(1));
+  s.rto_min = t.duration("rto_min", Duration{1'000}).value_or(s.rto_min);
+  s.rto_initial = t.duration("rto_initial", Duration{1'000}).value_or(s.rto_initial);
+  s.rto_max = t.duration("rto_max", Duration{1'000}).value_or(s.rto_max);
+  s.cnp_interval = t.duration("cnp_interval").value_or(s.cnp_interval);
+  check_cc(t, "cc", s.cc, "cc_params", s.cc_params);
+  t.finish();
+  return s;
+}
+
+}  // namespace
+
+std::string document_kind(const nlohmann::json& doc) {
+  if (doc.is_object() && doc.contains("gradwall") && doc["gradwall"].is_string()) {
+    return doc["gradwall"].get<std::string>();
+  }
+  return "";
+}
+
+Scenario parse_scenario(const nlohmann::json& doc, const std::string& file) {
+  if (!doc.is_object()) {
+    throw InputError(file, "$", "a scenario is a JSON object");
+  }
+  const JsonReader r(doc, file);
+  Scenario s;
+  s.file = file;
+  s.source = doc;
+  const std::string kind = r.string("gradwall");
+  if (kind != "scenario/v1") {
+    r.fail("gradwall", "expected \"scenario/v1\", got \"" + kind + "\"");
+  }
+  s.name = r.string("name");
+  s.description = r.optional_string("description").value_or("");
+  s.seed = static_cast<std::uint64_t>(
+      r.optional_integer("seed", 0, std::numeric_limits<std::int64_t>::max()).value_or(1));
+  s.topology = read_topology(r.object("topology"), file);
+  s.transport = r.has("transport") ? read_transport(r.object("transport")) : TransportSpec{};
+  s.workload = read_workload(r.object("workload"), s.topology);
+  const auto workload = r.object("workload");
+  const auto flows = workload.objects("flows");
+  for (std::size_t i = 0; i < s.workload.flows.size(); ++i) {
+    FlowSpec& f = s.workload.flows[i];
+    if (!f.cc.empty() || !f.cc_params.empty()) {
+      const std::string name = f.cc.empty() ? s.transport.cc : f.cc;
+      check_cc(flows[i], "cc", name, "cc_params", f.cc_params);
+    }
+  }
+  if (const auto results = r.optional_object("results")) {
+    s.interval = results->duration("interval", Duration{1'000'000}).value_or(s.interval);
+    results->finish();
+  }
+  r.finish();
+  return s;
+}
+
+Scenario load_scenario(const std::string& file) {
+  return parse_scenario(read_json_file(file), file);
+}
+
+}  // namespace gw

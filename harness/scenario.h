@@ -1,0 +1,66 @@
+// The typed model of a scenario file (`"gradwall": "scenario/v1"`, docs/scenarios.md): the
+// topology (regions, WAN links from profiles or netem strings, relays, routes), the workload,
+// the transport and its congestion control, and what to record. The loader validates
+// everything once; errors name the file, the JSON path and the reason.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/time.h"
+#include "emulator/fabric/network.h"
+#include "generators/cc/congestion_control.h"
+
+namespace gw {
+
+struct FlowSpec {
+  std::string from;  // region names
+  std::string to;
+  std::uint32_t count = 1;
+  std::string cc;  // empty: the transport's
+  cc::CcParams cc_params;
+  Duration start{0};
+  std::uint64_t bytes = 0;  // 0: send for the whole run (bulk)
+};
+
+struct WorkloadSpec {
+  std::string kind = "flows";
+  Duration duration{0};
+  std::vector<FlowSpec> flows;
+};
+
+struct TransportSpec {
+  std::string cc = "cubic";
+  cc::CcParams cc_params;
+  std::uint32_t mtu_bytes = 4096;  // payload bytes per packet
+  std::string recovery = "selective_repeat";
+  std::uint32_t ack_every = 1;
+  Duration rto_min{1'000'000};       // 1 ms
+  Duration rto_initial{10'000'000};  // 10 ms
+  Duration rto_max{1'000'000'000};   // 1 s
+  Duration cnp_interval{50'000};     // 50 us (DCQCN paper)
+};
+
+struct Scenario {
+  std::string file;
+  std::string name;
+  std::string description;
+  std::uint64_t seed = 1;
+  fabric::TopologySpec topology;
+  WorkloadSpec workload;
+  TransportSpec transport;
+  Duration interval{100'000'000};  // time-series sampling
+  nlohmann::json source;           // the document as read, kept in results
+};
+
+Scenario load_scenario(const std::string& file);
+Scenario parse_scenario(const nlohmann::json& doc, const std::string& file);
+
+// A JSON document's kind from its "gradwall" key ("profile/v1", "scenario/v1"), or empty.
+std::string document_kind(const nlohmann::json& doc);
+
+}  // namespace gw
