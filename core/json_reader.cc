@@ -1,6 +1,7 @@
 #include "core/json_reader.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -230,7 +231,12 @@ std::optional<std::string> JsonReader::text_quantity(std::string_view base,
     fail(base, "gives " + std::string(base) + " twice (also as " + *unit_form + ")");
   }
   known_.insert(std::string(base));
-  return at(base).get<std::string>();
+  std::string text = at(base).get<std::string>();
+  if (std::none_of(text.begin(), text.end(),
+                   [](char c) { return std::isalpha(static_cast<unsigned char>(c)); })) {
+    fail(base, "\"" + text + "\" needs a unit (e.g. \"25ms\", \"10Gbit\")");
+  }
+  return text;
 }
 
 std::optional<Duration> JsonReader::duration(std::string_view base, Duration lo, Duration hi) const {

@@ -27,6 +27,7 @@ const Command kCommands[] = {
     {"profile probe", "push synthetic traffic through a profile in virtual time", cmd_profile_probe},
     {"replay", "impair a pcap capture offline", cmd_replay},
     {"emu", "forward between two DPDK ports through a profile (inline emulator)", cmd_emu},
+    {"run", "run a scenario (virtual time) and write result.json", cmd_run},
 };
 
 void usage(std::ostream& os) {

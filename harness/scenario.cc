@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "core/errors.h"
+#include "core/event_loop.h"
 #include "core/json_reader.h"
 #include "core/paths.h"
 #include "emulator/engine/netem.h"
@@ -218,18 +219,42 @@ WorkloadSpec read_workload(const JsonReader& w, const fabric::TopologySpec& topo
 
 TransportSpec read_transport(const JsonReader& t) {
   TransportSpec s;
+  transport::TransportConfig& c = s.config;
   s.cc = t.optional_string("cc").value_or(s.cc);
   s.cc_params = read_cc_params(t, "cc_params");
-  s.mtu_bytes = static_cast<std::uint32_t>(t.optional_integer("mtu", 256, 9000).value_or(s.mtu_bytes));
-  s.recovery = t.choice("recovery", {"go_back_n", "selective_repeat"}, s.recovery);
-  s.ack_every = static_cast<std::uint32_t>(t.optional_integer("ack_every", 1, 64).value_or(1));
-  s.rto_min = t.duration("rto_min", Duration{1'000}).value_or(s.rto_min);
-  s.rto_initial = t.duration("rto_initial", Duration{1'000}).value_or(s.rto_initial);
-  s.rto_max = t.duration("rto_max", Duration{1'000}).value_or(s.rto_max);
-  s.cnp_interval = t.duration("cnp_interval").value_or(s.cnp_interval);
+  c.mtu_bytes = static_cast<std::uint32_t>(t.optional_integer("mtu", 1024, 9000).value_or(c.mtu_bytes));
+  const std::string recovery = t.choice("recovery", {"go_back_n", "selective_repeat"}, "selective_repeat");
+  c.recovery =
+      recovery == "go_back_n" ? transport::Recovery::kGoBackN : transport::Recovery::kSelectiveRepeat;
+  c.ack_every_packets =
+      static_cast<std::uint32_t>(t.optional_integer("ack_every", 1, 64).value_or(c.ack_every_packets));
+  c.min_rto = t.duration("rto_min", Duration{1'000}).value_or(c.min_rto);
+  c.initial_rto = t.duration("rto_initial", Duration{1'000}).value_or(c.initial_rto);
+  c.max_rto = t.duration("rto_max", Duration{1'000}).value_or(c.max_rto);
+  c.cnp_interval = t.duration("cnp_interval").value_or(c.cnp_interval);
+  try {
+    transport::validate(c);
+  } catch (const transport::TransportConfigError& e) {
+    t.fail_here(e.reason);
+  }
   check_cc(t, "cc", s.cc, "cc_params", s.cc_params);
   t.finish();
   return s;
+}
+
+// Routing problems (a region pair with no route, a route through a missing link) are found
+// by building the network once.
+void check_routes(const fabric::TopologySpec& topo, const std::string& file) {
+  struct Nowhere final : fabric::Receiver {
+    void receive(Instant, Packet&&) override {}
+    void dropped(Instant, Packet&&, DropCause, const std::string&) override {}
+  } nowhere;
+  EventLoop loop;
+  try {
+    const fabric::Network net(loop, topo, 1, nowhere);
+  } catch (const InputError& e) {
+    throw InputError(file, e.path(), e.reason());
+  }
 }
 
 }  // namespace
@@ -259,6 +284,7 @@ Scenario parse_scenario(const nlohmann::json& doc, const std::string& file) {
       r.optional_integer("seed", 0, std::numeric_limits<std::int64_t>::max()).value_or(1));
   s.topology = read_topology(r.object("topology"), file);
   s.transport = r.has("transport") ? read_transport(r.object("transport")) : TransportSpec{};
+  check_routes(s.topology, file);
   s.workload = read_workload(r.object("workload"), s.topology);
   const auto workload = r.object("workload");
   const auto flows = workload.objects("flows");

@@ -14,6 +14,7 @@
 #include "core/time.h"
 #include "emulator/fabric/network.h"
 #include "generators/cc/congestion_control.h"
+#include "generators/transport/transport_config.h"
 
 namespace gw {
 
@@ -36,13 +37,13 @@ struct WorkloadSpec {
 struct TransportSpec {
   std::string cc = "cubic";
   cc::CcParams cc_params;
-  std::uint32_t mtu_bytes = 4096;  // payload bytes per packet
-  std::string recovery = "selective_repeat";
-  std::uint32_t ack_every = 1;
-  Duration rto_min{1'000'000};       // 1 ms
-  Duration rto_initial{10'000'000};  // 10 ms
-  Duration rto_max{1'000'000'000};   // 1 s
-  Duration cnp_interval{50'000};     // 50 us (DCQCN paper)
+  // Scenario defaults differ from the queue pair's in one place: selective repeat, because a
+  // WAN window holds thousands of packets and go-back-N would resend all of them per loss.
+  transport::TransportConfig config = [] {
+    transport::TransportConfig c;
+    c.recovery = transport::Recovery::kSelectiveRepeat;
+    return c;
+  }();
 };
 
 struct Scenario {

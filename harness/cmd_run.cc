@@ -1,0 +1,150 @@
+// `gradwall run SCENARIO.json [--out DIR] [--mode sim] [--seed S]`: runs a scenario and writes
+// DIR/result.json (and, as they land, the reports). docs/guide/run.md.
+#include <boost/program_options.hpp>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+
+#include "core/errors.h"
+#include "harness/cli.h"
+#include "harness/commands.h"
+#include "harness/scenario.h"
+#include "harness/sim_runner.h"
+
+namespace gw {
+
+namespace {
+
+namespace fs = std::filesystem;
+namespace po = boost::program_options;
+
+// Written beside the target and renamed over it, so a reader never sees half a file.
+void write_atomically(const fs::path& path, const std::string& text) {
+  const fs::path tmp = path.string() + ".partial";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out << text;
+    out.flush();
+    if (!out) {
+      throw EnvironmentError("cannot write " + tmp.string());
+    }
+  }
+  std::error_code ec;
+  fs::rename(tmp, path, ec);
+  if (ec) {
+    throw EnvironmentError("cannot rename " + tmp.string() + " to " + path.string() + ": " + ec.message());
+  }
+}
+
+std::string mbps(std::uint64_t bps) {
+  std::ostringstream os;
+  os << std::fixed << std::setprecision(1) << static_cast<double>(bps) / 1e6;
+  return os.str();
+}
+
+po::variables_map parse(const Args& args, const po::options_description& opts,
+                        const po::positional_options_description& pos) {
+  po::variables_map vm;
+  po::store(po::command_line_parser(args).options(opts).positional(pos).run(), vm);
+  po::notify(vm);
+  return vm;
+}
+
+std::string ms(std::int64_t ns) {
+  std::ostringstream os;
+  os << std::fixed << std::setprecision(3) << static_cast<double>(ns) / 1e6;
+  return os.str();
+}
+
+void print_summary(const SimResult& r, std::ostream& os) {
+  os << "scenario " << r.scenario << " (" << r.scenario_file << "), mode " << r.mode << ", seed " << r.seed
+     << ", " << ms(ns_of(r.duration)) << " ms simulated, " << r.events << " events\n\n";
+  os << std::left << std::setw(6) << "flow" << std::setw(10) << "from" << std::setw(10) << "to"
+     << std::setw(8) << "cc" << std::right << std::setw(14) << "goodput Mb/s" << std::setw(12)
+     << "retransmits" << std::setw(10) << "CE marks" << std::setw(13) << "rtt p50 ms" << std::setw(13)
+     << "rtt p99 ms" << std::setw(14) << "mean cwnd B"
+     << "\n";
+  for (const FlowResult& f : r.flows) {
+    os << std::left << std::setw(6) << f.id << std::setw(10) << f.from << std::setw(10) << f.to
+       << std::setw(8) << f.cc << std::right << std::setw(14) << mbps(f.goodput_bps) << std::setw(12)
+       << f.retransmits << std::setw(10) << f.marks_ce << std::setw(13) << ms(f.rtt_ns.p50) << std::setw(13)
+       << ms(f.rtt_ns.p99) << std::setw(14) << f.mean_cwnd_bytes << "\n";
+  }
+  os << "\nJain fairness " << std::setprecision(4) << r.jain_fairness << "\n\n";
+  os << std::left << std::setw(18) << "hop" << std::right << std::setw(12) << "packets" << std::setw(10)
+     << "dropped" << std::setw(10) << "CE marks" << std::setw(16) << "queue p50 ms" << std::setw(16)
+     << "queue p99 ms"
+     << "\n";
+  for (const HopResult& h : r.hops) {
+    std::uint64_t dropped = 0;
+    for (const auto& [cause, n] : h.dropped) {
+      dropped += n;
+    }
+    os << std::left << std::setw(18) << h.name << std::right << std::setw(12) << h.packets_in << std::setw(10)
+       << dropped << std::setw(10) << h.marked_ce << std::setw(16) << ms(h.queue_delay_ns.p50)
+       << std::setw(16) << ms(h.queue_delay_ns.p99) << "\n";
+  }
+  const Accounting& a = r.accounting;
+  os << "\npackets: " << a.packets_sent << " sent + " << a.duplicates_made
+     << " duplicated = " << a.packets_received << " received + "
+     << (a.packets_sent + a.duplicates_made - a.packets_received - a.in_flight_at_end) << " dropped + "
+     << a.in_flight_at_end << " in flight at the end: " << (a.balanced() ? "balanced" : "NOT BALANCED")
+     << "\n";
+}
+
+}  // namespace
+
+int cmd_run(const Args& args) {
+  po::options_description opts(
+      "gradwall run SCENARIO.json [options]\n\nRuns a scenario and writes DIR/result.json.\nOptions");
+  std::string out = "gradwall-out";
+  std::string mode = "sim";
+  opts.add_options()("help,h", "this help")("out", po::value<std::string>(&out)->default_value(out),
+                                            "output folder (created)")(
+      "mode", po::value<std::string>(&mode)->default_value(mode), "sim (virtual time)")(
+      "seed", po::value<std::string>(), "random seed, overrides the scenario's")(
+      "quiet,q", "no summary on stdout")("scenario", po::value<std::string>(), "scenario file");
+  po::positional_options_description pos;
+  pos.add("scenario", 1);
+  const auto vm = parse(args, opts, pos);
+  if (vm.count("help")) {
+    std::cout << opts << "\n";
+    return kExitOk;
+  }
+  if (!vm.count("scenario")) {
+    throw InputError("gradwall run", "", "give a scenario file (gradwall run SCENARIO.json)");
+  }
+  if (mode != "sim") {
+    throw InputError("--mode", "", "only \"sim\" is available in this build, got \"" + mode + "\"");
+  }
+  Scenario scenario = load_scenario(vm["scenario"].as<std::string>());
+  if (vm.count("seed")) {
+    scenario.seed = parse_seed_option(vm["seed"].as<std::string>());
+  }
+  std::error_code ec;
+  fs::create_directories(out, ec);
+  if (ec) {
+    throw EnvironmentError("cannot create " + out + ": " + ec.message());
+  }
+  const auto wall_start = std::chrono::steady_clock::now();
+  const SimResult result = run_sim(scenario);
+  const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  write_atomically(fs::path(out) / "result.json", to_json(result).dump(1) + "\n");
+  if (!vm.count("quiet")) {
+    print_summary(result, std::cout);
+    std::cout << "\nwrote " << (fs::path(out) / "result.json").string() << "\n";
+  }
+  std::cerr << "simulated in " << std::fixed << std::setprecision(2) << wall_s << " s wall ("
+            << std::setprecision(2) << static_cast<double>(result.events) / wall_s / 1e6 << " M events/s)\n";
+  if (!result.accounting.balanced()) {
+    std::cerr << "error: packet accounting does not balance (see accounting in result.json)\n";
+    return kExitCheckFailed;
+  }
+  return kExitOk;
+}
+
+}  // namespace gw

@@ -1,0 +1,109 @@
+#include "harness/sim_result.h"
+
+namespace gw {
+
+namespace {
+
+nlohmann::json percentiles_json(const Percentiles& p) {
+  return {{"count", p.count}, {"mean", p.mean}, {"min", p.min},   {"p50", p.p50},
+          {"p90", p.p90},     {"p99", p.p99},   {"p999", p.p999}, {"max", p.max}};
+}
+
+}  // namespace
+
+bool Accounting::balanced() const {
+  std::uint64_t dropped_total = 0;
+  for (const auto& [k, v] : dropped) {
+    dropped_total += v;
+  }
+  return packets_sent + duplicates_made == packets_received + dropped_total + in_flight_at_end;
+}
+
+// Jain, Chiu and Hawe (1984): (sum x)^2 / (n sum x^2); 1 when all are equal.
+double jain_index(const std::vector<double>& x) {
+  double sum = 0;
+  double squares = 0;
+  for (const double v : x) {
+    sum += v;
+    squares += v * v;
+  }
+  if (x.empty() || squares == 0) {
+    return x.empty() ? 0 : 1;
+  }
+  return sum * sum / (static_cast<double>(x.size()) * squares);
+}
+
+nlohmann::json to_json(const SimResult& r) {
+  nlohmann::json flows = nlohmann::json::array();
+  for (const FlowResult& f : r.flows) {
+    nlohmann::json j = {{"id", f.id},
+                        {"from", f.from},
+                        {"to", f.to},
+                        {"cc", f.cc},
+                        {"start_ns", ns_of(f.start)},
+                        {"size_bytes", f.size_bytes},
+                        {"goodput_bps", f.goodput_bps},
+                        {"bytes_delivered", f.bytes_delivered},
+                        {"packets_sent", f.packets_sent},
+                        {"retransmits", f.retransmits},
+                        {"timeouts", f.timeouts},
+                        {"marks_ce", f.marks_ce},
+                        {"cnps", f.cnps},
+                        {"rtt_ns", percentiles_json(f.rtt_ns)},
+                        {"mean_cwnd_bytes", f.mean_cwnd_bytes},
+                        {"mean_pacing_rate_bps", f.mean_pacing_rate_bps}};
+    j["completion_ns"] = f.completion.count() >= 0 ? nlohmann::json(ns_of(f.completion)) : nullptr;
+    flows.push_back(std::move(j));
+  }
+  nlohmann::json hops = nlohmann::json::array();
+  for (const HopResult& h : r.hops) {
+    hops.push_back({{"name", h.name},
+                    {"wan", h.wan},
+                    {"rate_bps", h.rate_bps},
+                    {"packets_in", h.packets_in},
+                    {"delivered", h.delivered},
+                    {"dropped", h.dropped},
+                    {"marked_ce", h.marked_ce},
+                    {"duplicated", h.duplicated},
+                    {"corrupted", h.corrupted},
+                    {"reordered", h.reordered},
+                    {"queue_bytes", percentiles_json(h.queue_bytes)},
+                    {"queue_delay_ns", percentiles_json(h.queue_delay_ns)},
+                    {"sojourn_ns", percentiles_json(h.sojourn_ns)}});
+  }
+  nlohmann::json series = {{"interval_ns", ns_of(r.series.interval)}, {"t_ns", r.series.t_ns}};
+  nlohmann::json flow_series = nlohmann::json::array();
+  for (std::size_t i = 0; i < r.series.flow_rate_bps.size(); ++i) {
+    flow_series.push_back(
+        {{"flow", i}, {"rate_bps", r.series.flow_rate_bps[i]}, {"cwnd_bytes", r.series.flow_cwnd_bytes[i]}});
+  }
+  nlohmann::json hop_series = nlohmann::json::array();
+  for (std::size_t i = 0; i < r.series.hop_queue_bytes.size(); ++i) {
+    hop_series.push_back({{"hop", r.hops[i].name}, {"queue_bytes", r.series.hop_queue_bytes[i]}});
+  }
+  series["flows"] = std::move(flow_series);
+  series["hops"] = std::move(hop_series);
+  const Accounting& a = r.accounting;
+  return {{"gradwall", "result/v1"},
+          {"mode", r.mode},
+          {"scenario", r.scenario},
+          {"scenario_file", r.scenario_file},
+          {"seed", r.seed},
+          {"duration_ns", ns_of(r.duration)},
+          {"events", r.events},
+          {"flows", std::move(flows)},
+          {"jain_fairness", r.jain_fairness},
+          {"paths", std::move(hops)},
+          {"series", std::move(series)},
+          {"accounting",
+           {{"packets_sent", a.packets_sent},
+            {"packets_received", a.packets_received},
+            {"duplicates_made", a.duplicates_made},
+            {"dropped", a.dropped},
+            {"corrupted_discarded", a.corrupted_discarded},
+            {"in_flight_at_end", a.in_flight_at_end},
+            {"balanced", a.balanced()}}},
+          {"scenario_json", r.scenario_json}};
+}
+
+}  // namespace gw
