@@ -4,6 +4,12 @@
 
 namespace gw {
 
+Timer::~Timer() {
+  if (slot_ != kNotQueued) {
+    loop_->remove(*this);
+  }
+}
+
 void Timer::arm(Instant at) {
   if (at == at_) {
     return;
@@ -12,53 +18,88 @@ void Timer::arm(Instant at) {
     throw std::logic_error("event loop: a timer armed at " + std::to_string(ns_of(at)) +
                            " ns, before the current time " + std::to_string(ns_of(loop_->now())) + " ns");
   }
+  if (slot_ != kNotQueued) {
+    loop_->remove(*this);
+  }
   at_ = at;
-  ++generation_;
   if (at != kNever) {
-    loop_->push(*this);
+    seq_ = loop_->seq_++;
+    loop_->insert(*this);
   }
 }
 
-void EventLoop::push(Timer& t) {
-  heap_.push(Entry{t.at_, seq_++, &t, t.generation_});
+void EventLoop::insert(Timer& t) {
+  heap_.push_back(&t);
+  t.slot_ = heap_.size() - 1;
+  sift_up(t.slot_);
 }
 
-void EventLoop::drop_stale() {
-  while (!heap_.empty()) {
-    const Entry& e = heap_.top();
-    if (e.generation == e.timer->generation_) {
-      return;
+void EventLoop::remove(Timer& t) {
+  const std::size_t i = t.slot_;
+  t.slot_ = Timer::kNotQueued;
+  Timer* last = heap_.back();
+  heap_.pop_back();
+  if (last == &t) {
+    return;
+  }
+  place(i, last);
+  sift_up(i);
+  sift_down(last->slot_);
+}
+
+void EventLoop::sift_up(std::size_t i) {
+  Timer* t = heap_[i];
+  while (i > 0) {
+    const std::size_t parent = (i - 1) / 2;
+    if (!earlier(t, heap_[parent])) {
+      break;
     }
-    heap_.pop();
+    place(i, heap_[parent]);
+    i = parent;
   }
+  place(i, t);
 }
 
-Instant EventLoop::next_event_time() {
-  drop_stale();
-  return heap_.empty() ? kNever : heap_.top().at;
+void EventLoop::sift_down(std::size_t i) {
+  Timer* t = heap_[i];
+  const std::size_t n = heap_.size();
+  for (;;) {
+    std::size_t child = 2 * i + 1;
+    if (child >= n) {
+      break;
+    }
+    if (child + 1 < n && earlier(heap_[child + 1], heap_[child])) {
+      ++child;
+    }
+    if (!earlier(heap_[child], t)) {
+      break;
+    }
+    place(i, heap_[child]);
+    i = child;
+  }
+  place(i, t);
 }
 
 bool EventLoop::step() {
-  drop_stale();
   if (heap_.empty()) {
     return false;
   }
-  const Entry e = heap_.top();
-  heap_.pop();
-  if (e.at < now_) {
+  Timer& t = *heap_.front();
+  if (t.at_ < now_) {
     throw std::logic_error("event loop: time went backwards");
   }
-  now_ = e.at;
-  e.timer->at_ = kNever;
-  ++e.timer->generation_;
+  now_ = t.at_;
+  remove(t);
+  t.at_ = kNever;
   ++events_run_;
-  e.timer->target_->wake(now_);
+  t.target_->wake(now_);
   return true;
 }
 
 std::uint64_t EventLoop::run_until(Instant end) {
   const std::uint64_t before = events_run_;
-  while (next_event_time() <= end && step()) {
+  while (!heap_.empty() && heap_.front()->at_ <= end) {
+    step();
   }
   if (end > now_ && end != kNever) {
     now_ = end;

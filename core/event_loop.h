@@ -4,13 +4,13 @@
 // simulation owns its loop.
 //
 // Components that know "when do I next need to run" (a pipeline's next wakeup, a queue
-// pair's next send) own a Timer and re-arm it after every change. Re-arming does not search
-// the heap: the old entry stays and is skipped when it comes up (lazy deletion by generation),
-// so every operation is O(log n) in the number of armed timers.
+// pair's next send) own a Timer and re-arm it after every change. The loop keeps armed timers
+// in an indexed binary heap (each timer knows its slot), so re-arming moves the timer in place
+// in O(log n) of the number of timers, and no stale entries pile up.
 #pragma once
 
 #include <cstdint>
-#include <queue>
+#include <limits>
 #include <stdexcept>
 #include <vector>
 
@@ -31,21 +31,25 @@ class Wakeable {
 class Timer {
  public:
   Timer(EventLoop& loop, Wakeable& target) : loop_(&loop), target_(&target) {}
+  ~Timer();
   Timer(const Timer&) = delete;
   Timer& operator=(const Timer&) = delete;
 
   // Run the target at `at` (kNever cancels). Arming at an instant before the loop's current
-  // time is a logic error (std::logic_error): time never goes backwards.
+  // time is a logic error (std::logic_error): time never goes backwards. Timers armed for the
+  // same instant run in the order they were armed.
   void arm(Instant at);
   void cancel() { arm(kNever); }
   Instant armed_at() const { return at_; }
 
  private:
   friend class EventLoop;
+  static constexpr std::size_t kNotQueued = std::numeric_limits<std::size_t>::max();
   EventLoop* loop_;
   Wakeable* target_;
   Instant at_ = kNever;
-  std::uint64_t generation_ = 0;
+  std::uint64_t seq_ = 0;  // tie-break: arming order
+  std::size_t slot_ = kNotQueued;
 };
 
 class EventLoop {
@@ -53,33 +57,30 @@ class EventLoop {
   Instant now() const { return now_; }
 
   // Runs events in time order until none is left at or before `end`; the loop's time is then
-  // `end` (or the last event's time if that is later, which cannot happen). Returns the
-  // number of events run.
+  // `end`. Returns the number of events run.
   std::uint64_t run_until(Instant end);
   // Runs the next event, if any; false when none is armed.
   bool step();
-  // The instant of the next live event, or kNever.
-  Instant next_event_time();
+  // The instant of the next event, or kNever.
+  Instant next_event_time() const { return heap_.empty() ? kNever : heap_.front()->at_; }
 
   std::uint64_t events_run() const { return events_run_; }
 
  private:
   friend class Timer;
-  struct Entry {
-    Instant at;
-    std::uint64_t seq;
-    Timer* timer;
-    std::uint64_t generation;
-  };
-  struct Later {
-    bool operator()(const Entry& a, const Entry& b) const {
-      return a.at != b.at ? a.at > b.at : a.seq > b.seq;
-    }
-  };
-  void push(Timer& t);
-  void drop_stale();
+  static bool earlier(const Timer* a, const Timer* b) {
+    return a->at_ != b->at_ ? a->at_ < b->at_ : a->seq_ < b->seq_;
+  }
+  void insert(Timer& t);
+  void remove(Timer& t);
+  void sift_up(std::size_t i);
+  void sift_down(std::size_t i);
+  void place(std::size_t i, Timer* t) {
+    heap_[i] = t;
+    t->slot_ = i;
+  }
 
-  std::priority_queue<Entry, std::vector<Entry>, Later> heap_;
+  std::vector<Timer*> heap_;
   Instant now_ = kEpoch;
   std::uint64_t seq_ = 0;
   std::uint64_t events_run_ = 0;

@@ -46,7 +46,7 @@ void LogHistogram::record(std::int64_t value) {
     max_ = std::max(max_, v);
   }
   ++count_;
-  sum_ += static_cast<long double>(v);
+  sum_ += static_cast<double>(v);
 }
 
 std::int64_t LogHistogram::quantile(double q) const {
@@ -71,7 +71,7 @@ Percentiles LogHistogram::summary() const {
   if (count_ == 0) {
     return p;
   }
-  p.mean = static_cast<double>(sum_ / static_cast<long double>(count_));
+  p.mean = sum_ / static_cast<double>(count_);
   p.min = min_;
   p.p50 = quantile(0.5);
   p.p90 = quantile(0.9);

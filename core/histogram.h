@@ -32,7 +32,7 @@ class LogHistogram {
 
   std::array<std::uint64_t, kBuckets> counts_{};
   std::uint64_t count_ = 0;
-  long double sum_ = 0;
+  double sum_ = 0;  // exact up to 2^53, far beyond any sum of delays recorded
   std::int64_t min_ = 0;
   std::int64_t max_ = 0;
 };

@@ -105,25 +105,41 @@ fabric::WanLinkSpec read_wan(const JsonReader& r, const std::string& file) {
     }
     link.profile = load_profile(resolve_profile(r.string("profile"), file));
   } else {
-    const std::string args = r.string("netem");
-    NetemResult n;
-    try {
-      n = netem_to_direction(split_args(args));
-    } catch (const InputError& e) {
-      r.fail("netem", e.path() + ": " + e.reason());
-    }
-    // netem's `limit` counts every packet inside netem, delay line included; a byte limit
-    // given here replaces it with a bottleneck queue limit, which is what a WAN router has.
-    if (const auto limit = r.bytes("limit", 1500, std::uint64_t{1} << 40)) {
-      n.dir.limit_packets.reset();
-      if (!n.dir.queue) {
-        n.dir.queue = QueueSettings{};
+    // "netem": "ARGS" impairs both directions alike; {"a_to_b": "ARGS", "b_to_a": "ARGS"}
+    // impairs each as given (a direction left out is not impaired).
+    auto read_netem = [&](const std::string& args, const std::string& key) {
+      NetemResult n;
+      try {
+        n = netem_to_direction(split_args(args));
+      } catch (const InputError& e) {
+        throw InputError(file, r.path_of("netem") + key, e.path() + ": " + e.reason());
       }
-      n.dir.queue->limit_bytes = *limit;
+      // netem's `limit` counts every packet inside netem, delay line included; a byte limit
+      // given here replaces it with a bottleneck queue limit, which is what a WAN router has.
+      if (const auto limit = r.bytes("limit", 1500, std::uint64_t{1} << 40)) {
+        n.dir.limit_packets.reset();
+        if (!n.dir.queue) {
+          n.dir.queue = QueueSettings{};
+        }
+        n.dir.queue->limit_bytes = *limit;
+      }
+      return n.dir;
+    };
+    std::string args;
+    if (r.raw().at("netem").is_object()) {
+      const JsonReader both = r.object("netem");
+      const std::string ab = both.optional_string("a_to_b").value_or("");
+      const std::string ba = both.optional_string("b_to_a").value_or("");
+      both.finish();
+      link.profile.a_to_b = read_netem(ab, ".a_to_b");
+      link.profile.b_to_a = read_netem(ba, ".b_to_a");
+      args = ab + " / " + ba;
+    } else {
+      args = r.string("netem");
+      link.profile.a_to_b = read_netem(args, "");
+      link.profile.b_to_a = link.profile.a_to_b;
     }
     link.profile.name = "netem " + args;
-    link.profile.a_to_b = n.dir;
-    link.profile.b_to_a = n.dir;
   }
   r.finish();
   return link;

@@ -100,6 +100,11 @@ class Network::Hop final : public Wakeable {
       : engine(profile, dir), timer(*net.loop_, *this), sink(net, index), from_region(from), to_region(to) {
     stats.name = std::move(name);
     stats.wan = wan;
+    // The pipelines stay the same for the whole run (the simulator never reconfigures an
+    // engine; phases patch pipelines in place), so their addresses are taken once.
+    for (const auto& c : engine.classes()) {
+      pipelines.push_back(c.pipeline);
+    }
     const DirectionSpec& d = direction_of(profile, dir);
     if (d.rate) {
       stats.rate = d.rate->rate;
@@ -107,10 +112,7 @@ class Network::Hop final : public Wakeable {
   }
 
   void push(Packet&& p, Instant now) {
-    std::uint64_t backlog = 0;
-    for (const auto& c : engine.classes()) {
-      backlog += c.pipeline->queue_bytes();
-    }
+    const std::uint64_t backlog = queue_bytes();
     stats.queue_bytes.record(static_cast<std::int64_t>(backlog));
     if (!stats.rate.unlimited()) {
       stats.queue_delay_ns.record(ns_of(stats.rate.transmit_time(backlog)));
@@ -123,8 +125,16 @@ class Network::Hop final : public Wakeable {
     rearm();
   }
   void rearm() { timer.arm(engine.next_wakeup()); }
+  std::uint64_t queue_bytes() const {
+    std::uint64_t backlog = 0;
+    for (const Pipeline* p : pipelines) {
+      backlog += p->queue_bytes();
+    }
+    return backlog;
+  }
 
   DirectionEngine engine;
+  std::vector<const Pipeline*> pipelines;
   Timer timer;
   Forward sink;
   HopStats stats;
@@ -351,11 +361,7 @@ std::vector<std::uint64_t> Network::queue_bytes_now() const {
   std::vector<std::uint64_t> out;
   out.reserve(hops_.size());
   for (const auto& h : hops_) {
-    std::uint64_t backlog = 0;
-    for (const auto& c : h->engine.classes()) {
-      backlog += c.pipeline->queue_bytes();
-    }
-    out.push_back(backlog);
+    out.push_back(h->queue_bytes());
   }
   return out;
 }
