@@ -1,0 +1,78 @@
+// What a queue pair reports: message completions and counters. Shared by its send and
+// receive halves (sender.h, receiver.h), which append to one QpOutputs owned by the QueuePair.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/ring.h"
+#include "core/time.h"
+#include "generators/transport/rocev2.h"
+#include "generators/transport/segment.h"
+
+namespace gw::transport {
+
+// A message finished. kSent: every byte was acknowledged (cumulatively). kReceived: every
+// byte arrived and all earlier messages of the connection had arrived (in-order delivery).
+enum class CompletionKind : std::uint8_t { kSent, kReceived };
+struct Completion {
+  CompletionKind kind = CompletionKind::kSent;
+  std::uint64_t msg_id = 0;
+  std::uint64_t bytes = 0;  // message payload bytes
+  Instant posted{};         // post_message time at the sender (carried by the data packets)
+  Instant completed{};
+};
+
+struct QpStats {
+  // Sending side. Byte counts of packets are wire bytes (Segment::wire_bytes); "delivered" is
+  // payload bytes the peer confirmed for the first time (cumulative ACK or SACK).
+  std::uint64_t data_packets_sent = 0;  // including retransmissions
+  std::uint64_t data_bytes_sent = 0;
+  std::uint64_t retransmitted_packets = 0;
+  std::uint64_t retransmitted_bytes = 0;
+  std::uint64_t bytes_delivered = 0;
+  std::uint64_t packets_declared_lost = 0;  // by NAK, SACK reordering threshold or RTO
+  std::uint64_t timeouts = 0;
+  std::uint64_t acks_received = 0;
+  std::uint64_t naks_received = 0;
+  std::uint64_t stale_naks_ignored = 0;  // NAKs for a PSN already resent after the NAK's trigger
+  std::uint64_t cnps_received = 0;
+  std::uint64_t rtt_samples = 0;
+  std::uint64_t invalid_segments = 0;  // wrong QP, or acknowledging PSNs never sent
+  std::uint64_t messages_sent = 0;     // sender completions
+  // Receiving side.
+  std::uint64_t data_packets_received = 0;
+  std::uint64_t duplicates_received = 0;     // PSN already received
+  std::uint64_t out_of_order_discarded = 0;  // go-back-N, or beyond the window
+  std::uint64_t out_of_order_buffered = 0;   // selective repeat
+  std::uint64_t ce_packets_received = 0;
+  std::uint64_t payload_bytes_received = 0;  // in order, each byte once
+  std::uint64_t messages_received = 0;
+  std::uint64_t acks_sent = 0;
+  std::uint64_t naks_sent = 0;
+  std::uint64_t cnps_sent = 0;
+};
+
+// Where both halves put what they produce; the QueuePair drains `control` first in poll().
+struct QpOutputs {
+  Ring<Segment> control;
+  std::vector<Completion> completions;
+  QpStats stats;
+};
+
+// 24-bit PSNs are kept internally as 64-bit counters that start at 2^24 + initial PSN, so
+// that "one before the first" never underflows. unwrap() maps a 24-bit PSN to the 64-bit
+// value nearest `ref` (within +-2^23), as IBA's PSN comparisons do (§9.7.1).
+inline constexpr std::uint64_t kPsnBase = std::uint64_t{1} << 24;
+constexpr std::uint64_t unwrap_psn(std::uint64_t ref, std::uint32_t psn24) {
+  const std::uint32_t fwd = (psn24 - static_cast<std::uint32_t>(ref)) & kPsnMask;
+  if (fwd < (1U << 23)) {
+    return ref + fwd;
+  }
+  return ref - ((std::uint64_t{1} << 24) - fwd);
+}
+constexpr std::uint32_t wire_psn(std::uint64_t psn) {
+  return static_cast<std::uint32_t>(psn) & kPsnMask;
+}
+
+}  // namespace gw::transport

@@ -1,0 +1,387 @@
+#include "generators/transport/sender.h"
+
+#include <algorithm>
+#include <bit>
+#include <utility>
+
+#include "core/rate.h"
+
+namespace gw::transport {
+namespace {
+
+std::uint8_t data_opcode(Verb verb, bool first, bool last) {
+  if (verb == Verb::kWrite) {
+    return first ? (last ? opcode::kWriteOnly : opcode::kWriteFirst)
+                 : (last ? opcode::kWriteLast : opcode::kWriteMiddle);
+  }
+  return first ? (last ? opcode::kSendOnly : opcode::kSendFirst)
+               : (last ? opcode::kSendLast : opcode::kSendMiddle);
+}
+
+Ecn ecn_of(cc::CongestionControl::EcnMode m) {
+  switch (m) {
+    case cc::CongestionControl::EcnMode::kNone:
+      return Ecn::kNotEct;
+    case cc::CongestionControl::EcnMode::kEct0:
+      return Ecn::kEct0;
+    case cc::CongestionControl::EcnMode::kEct1:
+      return Ecn::kEct1;
+  }
+  return Ecn::kNotEct;
+}
+
+}  // namespace
+
+Sender::Sender(const TransportConfig& cfg, std::uint32_t local_qp, std::uint32_t remote_qp,
+               std::unique_ptr<cc::CongestionControl> cc)
+    : cfg_(cfg),
+      local_qp_(local_qp),
+      remote_qp_(remote_qp),
+      cc_(std::move(cc)),
+      rtt_(cfg.initial_rto, cfg.min_rto, cfg.max_rto),
+      snd_una_(kPsnBase + cfg.initial_psn),
+      snd_max_(kPsnBase + cfg.initial_psn) {}
+
+void Sender::post(Instant now, std::uint64_t msg_id, std::uint64_t bytes) {
+  msgs_.push_back(OutMessage{msg_id, bytes, now, 0});
+}
+
+std::optional<Sender::SentPacket> Sender::peek_new() const {
+  if (seg_msg_ >= msgs_.size() || snd_max_ - snd_una_ >= cfg_.max_outstanding_packets) {
+    return std::nullopt;
+  }
+  const OutMessage& m = msgs_[seg_msg_];
+  SentPacket p;
+  p.msg_id = m.id;
+  p.msg_offset = m.segmented;
+  p.posted = m.posted;
+  p.payload = static_cast<std::uint32_t>(std::min<std::uint64_t>(cfg_.mtu_bytes, m.bytes - m.segmented));
+  p.last = m.segmented + p.payload == m.bytes;
+  p.opcode = data_opcode(cfg_.verb, m.segmented == 0, p.last);
+  Segment probe;
+  probe.opcode = p.opcode;
+  probe.payload_bytes = p.payload;
+  p.wire = probe.wire_bytes();
+  return p;
+}
+
+bool Sender::window_allows(std::uint32_t wire) const {
+  // One packet may always be in flight, so that a window below one packet cannot deadlock.
+  return in_flight_ == 0 || in_flight_ + wire <= cc_->cwnd_bytes();
+}
+
+std::optional<Segment> Sender::poll_data(Instant now, QpOutputs& out) {
+  if (now < next_send_) {
+    return std::nullopt;
+  }
+  clean_rtx_front();
+  if (!rtx_.empty()) {
+    const std::uint64_t psn = rtx_.front();
+    if (!window_allows(sent_[psn - snd_una_].wire)) {
+      return std::nullopt;
+    }
+    rtx_.pop_discard();
+    return transmit(now, psn, true, out);
+  }
+  const std::optional<SentPacket> p = peek_new();
+  if (!p) {
+    if (seg_msg_ >= msgs_.size()) {  // nothing to send: samples from now on are app-limited
+      app_limited_until_ = std::max<std::uint64_t>(delivered_ + in_flight_, 1);
+    }
+    return std::nullopt;
+  }
+  if (!window_allows(p->wire)) {
+    return std::nullopt;
+  }
+  OutMessage& m = msgs_[seg_msg_];
+  m.segmented += p->payload;
+  if (p->last) {
+    ++seg_msg_;
+  }
+  sent_.push_back(*p);
+  return transmit(now, snd_max_++, false, out);
+}
+
+Segment Sender::transmit(Instant now, std::uint64_t psn, bool retransmission, QpOutputs& out) {
+  SentPacket& p = sent_[psn - snd_una_];
+  if (in_flight_ == 0) {  // draft-cheng §3.2: start a new sampling interval
+    first_sent_time_ = now;
+    delivered_time_ = now;
+  }
+  p.sent_time = now;
+  p.first_sent_time = first_sent_time_;
+  p.delivered_time = delivered_time_;
+  p.delivered = delivered_;
+  p.app_limited = app_limited_until_ != 0;
+  p.tx_seq = ++tx_seq_;
+  p.tx_count = static_cast<std::uint8_t>(std::min(255, p.tx_count + 1));
+  p.in_flight = true;
+  p.lost = false;
+  in_flight_ += p.wire;
+  if (cfg_.recovery == Recovery::kSelectiveRepeat) {
+    tx_order_.push_back(TxRecord{psn, p.tx_seq});
+  }
+
+  // Pacing: the next data packet leaves wire*8/rate after this one, carrying the remainder
+  // so that a run of back-to-back packets keeps the exact long-run rate.
+  const BitRate rate = cc_->pacing_rate();
+  if (rate.unlimited()) {
+    next_send_ = now;
+    pace_rem_ = 0;
+  } else {
+    if (rate.bps != pace_rate_ || now != next_send_) {
+      pace_rem_ = 0;
+    }
+    pace_rate_ = rate.bps;
+    const u128 num = static_cast<u128>(p.wire) * 8'000'000'000ULL + pace_rem_;
+    next_send_ = now + Duration{static_cast<std::int64_t>(num / rate.bps)};
+    pace_rem_ = static_cast<std::uint64_t>(num % rate.bps);
+  }
+  if (rto_deadline_ == kNever) {  // RFC 6298 §5.1
+    rto_deadline_ = now + rtt_.rto();
+  }
+
+  QpStats& st = out.stats;
+  ++st.data_packets_sent;
+  st.data_bytes_sent += p.wire;
+  if (retransmission) {
+    ++st.retransmitted_packets;
+    st.retransmitted_bytes += p.wire;
+  }
+  cc_->on_packet_sent(cc::SentEvent{now, p.wire, in_flight_, retransmission});
+
+  Segment s;
+  s.kind = SegmentKind::kData;
+  s.opcode = p.opcode;
+  s.ecn = ecn_of(cc_->ecn_mode());
+  s.last = p.last;
+  s.ack_req = p.last;
+  s.src_qp = local_qp_;
+  s.dst_qp = remote_qp_;
+  s.psn = wire_psn(psn);
+  s.payload_bytes = p.payload;
+  s.msg_id = p.msg_id;
+  s.msg_offset = p.msg_offset;
+  s.msg_posted = p.posted;
+  s.sent = now;
+  return s;
+}
+
+void Sender::mark_delivered(SentPacket& p, QpOutputs& out) {
+  if (p.in_flight) {
+    p.in_flight = false;
+    in_flight_ -= p.wire;
+  }
+  p.lost = false;
+  delivered_ += p.wire;
+  out.stats.bytes_delivered += p.payload;
+  highest_delivered_tx_ = std::max(highest_delivered_tx_, p.tx_seq);
+}
+
+void Sender::on_ack(Instant now, const Segment& s, QpOutputs& out) {
+  QpStats& st = out.stats;
+  const bool nak = s.kind == SegmentKind::kNak;
+  std::uint64_t acked_to = unwrap_psn(snd_una_, s.psn) + (nak ? 0 : 1);
+  if (acked_to > snd_max_) {  // acknowledges PSNs never sent: corrupt or misdirected
+    ++st.invalid_segments;
+    return;
+  }
+  ++(nak ? st.naks_received : st.acks_received);
+  acked_to = std::max(acked_to, snd_una_);
+  if (s.ce_bytes > ce_seen_) {
+    ce_pending_ += s.ce_bytes - ce_seen_;
+    ce_seen_ = s.ce_bytes;
+  }
+
+  // RTT sample from the triggering packet, only if it was sent once (Karn's rule).
+  Duration rtt{0};
+  const std::uint64_t echo = unwrap_psn(snd_una_, s.echo_psn);
+  if (echo >= snd_una_ && echo < snd_max_) {
+    const SentPacket& p = sent_[echo - snd_una_];
+    if (p.tx_count == 1 && p.sent_time == s.echo_sent && now >= p.sent_time) {
+      rtt = now - p.sent_time;
+    }
+  }
+
+  // Newly delivered packets: cumulatively acknowledged ones, then SACKed ones. `newest` is
+  // the most recently sent of them, the packet the delivery-rate sample is taken from.
+  const std::uint64_t delivered_before = delivered_;
+  std::optional<SentPacket> newest;
+  auto note = [&newest](const SentPacket& p) {
+    if (!newest || p.tx_seq > newest->tx_seq) {
+      newest = p;
+    }
+  };
+  while (snd_una_ < acked_to) {
+    SentPacket& p = sent_.front();
+    if (!p.sacked) {
+      mark_delivered(p, out);
+      note(p);
+    }
+    if (p.last) {
+      const OutMessage m = msgs_.pop_front();
+      --seg_msg_;
+      ++st.messages_sent;
+      out.completions.push_back(Completion{CompletionKind::kSent, m.id, m.bytes, m.posted, now});
+    }
+    sent_.pop_discard();
+    ++snd_una_;
+  }
+  if (s.sack_valid && cfg_.recovery == Recovery::kSelectiveRepeat) {
+    const std::uint64_t base = unwrap_psn(snd_una_, s.sack_base);
+    for (std::uint64_t bits = s.sack_bitmap; bits != 0; bits &= bits - 1) {
+      const std::uint64_t psn = base + static_cast<std::uint64_t>(std::countr_zero(bits));
+      if (psn >= snd_una_ && psn < snd_max_ && !sent_[psn - snd_una_].sacked) {
+        SentPacket& p = sent_[psn - snd_una_];
+        p.sacked = true;
+        mark_delivered(p, out);
+        note(p);
+      }
+    }
+  }
+
+  const std::uint64_t acked = delivered_ - delivered_before;
+  if (acked > 0) {
+    if (rtt.count() > 0) {
+      rtt_.on_sample(rtt);
+      ++st.rtt_samples;
+    }
+    cc::AckEvent e;
+    e.now = now;
+    e.acked_bytes = acked;
+    e.bytes_in_flight = in_flight_;
+    e.rtt = rtt;
+    e.min_rtt = rtt_.min_rtt();
+    e.one_way_delay = s.echo_arrival >= s.echo_sent ? s.echo_arrival - s.echo_sent : Duration{0};
+    e.ce_bytes = std::min(ce_pending_, acked);
+    ce_pending_ -= e.ce_bytes;
+    delivered_time_ = now;
+    e.delivered_bytes = delivered_;
+    if (newest) {  // draft-cheng §3.3
+      const Duration send_elapsed = newest->sent_time - newest->first_sent_time;
+      const Duration ack_elapsed = delivered_time_ - newest->delivered_time;
+      first_sent_time_ = newest->sent_time;
+      e.sample_delivered = delivered_ - newest->delivered;
+      e.sample_interval = std::max(send_elapsed, ack_elapsed);
+      e.app_limited = newest->app_limited;
+    }
+    if (app_limited_until_ != 0 && delivered_ > app_limited_until_) {
+      app_limited_until_ = 0;
+    }
+    e.int_hops = s.hops();
+    cc_->on_ack(e);
+    rto_deadline_ = snd_una_ < snd_max_ ? now + rtt_.rto() : kNever;  // RFC 6298 §5.2, §5.3
+  }
+
+  if (nak && acked_to < snd_max_) {
+    // Stale if the NAKed packet was resent after the NAK's trigger left the sender.
+    if (sent_.front().sent_time > s.echo_sent) {
+      ++st.stale_naks_ignored;
+    } else {
+      rewind(now, acked_to, false, out);
+    }
+  }
+  if (cfg_.recovery == Recovery::kSelectiveRepeat) {
+    detect_reorder_losses(now, out);
+  }
+  clean_rtx_front();
+}
+
+void Sender::on_cnp(Instant now, QpOutputs& out) {
+  ++out.stats.cnps_received;
+  cc_->on_cnp(now);
+}
+
+void Sender::declare_lost(SentPacket& p, std::uint64_t psn, std::uint64_t& lost_bytes, QpOutputs& out) {
+  if (p.in_flight) {
+    p.in_flight = false;
+    in_flight_ -= p.wire;
+    lost_bytes += p.wire;
+  }
+  if (!p.lost) {
+    ++out.stats.packets_declared_lost;
+  }
+  p.lost = true;
+  rtx_.push_back(psn);
+}
+
+// Every unacknowledged, unSACKed packet from `from` on is lost (NAK or RTO); resent in order.
+void Sender::rewind(Instant now, std::uint64_t from, bool timeout, QpOutputs& out) {
+  rtx_.clear();
+  tx_order_.clear();
+  std::uint64_t lost_bytes = 0;
+  for (std::uint64_t psn = from; psn < snd_max_; ++psn) {
+    SentPacket& p = sent_[psn - snd_una_];
+    if (!p.sacked) {
+      declare_lost(p, psn, lost_bytes, out);
+    }
+  }
+  if (lost_bytes > 0 || timeout) {
+    cc_->on_loss(cc::LossEvent{now, lost_bytes, in_flight_, timeout});
+  }
+}
+
+void Sender::detect_reorder_losses(Instant now, QpOutputs& out) {
+  std::uint64_t lost_bytes = 0;
+  while (!tx_order_.empty()) {
+    const TxRecord r = tx_order_.front();
+    if (r.psn < snd_una_) {
+      tx_order_.pop_discard();
+      continue;
+    }
+    SentPacket& p = sent_[r.psn - snd_una_];
+    if (p.tx_seq != r.tx_seq || p.sacked || p.lost) {  // resent since, delivered, or judged
+      tx_order_.pop_discard();
+      continue;
+    }
+    if (r.tx_seq + cfg_.reorder_threshold > highest_delivered_tx_) {
+      break;
+    }
+    declare_lost(p, r.psn, lost_bytes, out);
+    tx_order_.pop_discard();
+  }
+  if (lost_bytes > 0) {
+    cc_->on_loss(cc::LossEvent{now, lost_bytes, in_flight_, false});
+  }
+}
+
+void Sender::clean_rtx_front() {
+  while (!rtx_.empty()) {
+    const std::uint64_t psn = rtx_.front();
+    if (psn >= snd_una_ && sent_[psn - snd_una_].lost) {
+      break;
+    }
+    rtx_.pop_discard();
+  }
+}
+
+void Sender::on_timers(Instant now, QpOutputs& out) {
+  if (now >= rto_deadline_) {
+    if (snd_una_ == snd_max_) {
+      rto_deadline_ = kNever;
+    } else {
+      ++out.stats.timeouts;
+      rtt_.on_timeout();
+      rto_deadline_ = now + rtt_.rto();  // §5.6
+      rewind(now, snd_una_, true, out);
+    }
+  }
+  if (cc_->next_timer() <= now) {
+    cc_->on_timer(now);
+  }
+}
+
+Instant Sender::next_wakeup() const {
+  Instant t = std::min(rto_deadline_, cc_->next_timer());
+  std::uint32_t wire = 0;
+  if (!rtx_.empty()) {
+    wire = sent_[rtx_.front() - snd_una_].wire;
+  } else if (const auto p = peek_new()) {
+    wire = p->wire;
+  } else {
+    return t;
+  }
+  return window_allows(wire) ? std::min(t, next_send_) : t;
+}
+
+}  // namespace gw::transport

@@ -1,0 +1,122 @@
+// The sending half of a queue pair: segments posted messages into MTU-sized packets, sends
+// them within the controller's window and at its pacing rate, processes ACKs/NAKs/CNPs,
+// detects losses and retransmits, and feeds the congestion controller.
+//
+// Per-packet state lives in a ring indexed by PSN (slot i = PSN snd_una_ + i), so an ACK
+// touches only the packets it newly acknowledges: nothing is scanned per ACK. Losses:
+//  - NAK (go-back-N): every unacknowledged packet from the NAKed PSN on is lost and resent,
+//    unless the NAKed PSN was already resent after the NAK's triggering packet left (a stale
+//    or duplicated NAK), so one gap causes one rewind.
+//  - SACK (selective repeat): a packet is lost once a packet sent `reorder_threshold`
+//    transmissions after it has been delivered (RFC 8985 RACK with a packet-count reordering
+//    window, RFC 6675 DupThresh = 3). Transmissions are kept in order in a FIFO, so each is
+//    examined once; retransmissions are covered too.
+//  - RTO (RFC 6298 §5): everything unacknowledged and not SACKed is lost; the RTO backs off.
+// Delivery-rate samples follow draft-cheng-iccrg-delivery-rate-estimation-02 §3.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+
+#include "core/ring.h"
+#include "core/time.h"
+#include "generators/cc/congestion_control.h"
+#include "generators/transport/qp_types.h"
+#include "generators/transport/rtt_estimator.h"
+#include "generators/transport/segment.h"
+#include "generators/transport/transport_config.h"
+
+namespace gw::transport {
+
+class Sender {
+ public:
+  Sender(const TransportConfig& cfg, std::uint32_t local_qp, std::uint32_t remote_qp,
+         std::unique_ptr<cc::CongestionControl> cc);
+
+  void post(Instant now, std::uint64_t msg_id, std::uint64_t bytes);
+  void on_ack(Instant now, const Segment& s, QpOutputs& out);  // ACK or NAK
+  void on_cnp(Instant now, QpOutputs& out);
+  // Fires the RTO and the controller's timer when due.
+  void on_timers(Instant now, QpOutputs& out);
+  // One data packet if one is due at `now` (retransmissions first) and the window allows.
+  std::optional<Segment> poll_data(Instant now, QpOutputs& out);
+  // The earliest time poll_data or on_timers could act; may lie before the caller's `now`.
+  Instant next_wakeup() const;
+
+  const cc::CongestionControl& cc() const { return *cc_; }
+  const RttEstimator& rtt() const { return rtt_; }
+  std::uint64_t bytes_in_flight() const { return in_flight_; }
+
+ private:
+  struct OutMessage {
+    std::uint64_t id = 0;
+    std::uint64_t bytes = 0;
+    Instant posted{};
+    std::uint64_t segmented = 0;  // bytes already cut into packets
+  };
+  struct SentPacket {
+    std::uint64_t msg_id = 0;
+    std::uint64_t msg_offset = 0;
+    Instant posted{};
+    Instant sent_time{};        // of the latest transmission
+    Instant first_sent_time{};  // delivery-rate state at that transmission (draft §3.2)
+    Instant delivered_time{};
+    std::uint64_t delivered = 0;
+    std::uint64_t tx_seq = 0;  // transmission-order number of the latest transmission
+    std::uint32_t payload = 0;
+    std::uint32_t wire = 0;
+    std::uint8_t opcode = 0;
+    std::uint8_t tx_count = 0;  // saturates at 255
+    bool last = false;
+    bool app_limited = false;
+    bool in_flight = false;
+    bool sacked = false;
+    bool lost = false;  // waiting in rtx_ for retransmission
+  };
+  struct TxRecord {
+    std::uint64_t psn = 0;
+    std::uint64_t tx_seq = 0;
+  };
+
+  std::optional<SentPacket> peek_new() const;
+  bool window_allows(std::uint32_t wire) const;
+  Segment transmit(Instant now, std::uint64_t psn, bool retransmission, QpOutputs& out);
+  void mark_delivered(SentPacket& p, QpOutputs& out);
+  void declare_lost(SentPacket& p, std::uint64_t psn, std::uint64_t& lost_bytes, QpOutputs& out);
+  void rewind(Instant now, std::uint64_t from, bool timeout, QpOutputs& out);
+  void detect_reorder_losses(Instant now, QpOutputs& out);
+  void clean_rtx_front();
+
+  TransportConfig cfg_;
+  std::uint32_t local_qp_;
+  std::uint32_t remote_qp_;
+  std::unique_ptr<cc::CongestionControl> cc_;
+  RttEstimator rtt_;
+
+  Ring<OutMessage> msgs_;    // front: oldest message not yet completely acknowledged
+  std::size_t seg_msg_ = 0;  // index in msgs_ of the message being segmented
+  Ring<SentPacket> sent_;    // slot i: PSN snd_una_ + i
+  std::uint64_t snd_una_;    // oldest unacknowledged PSN
+  std::uint64_t snd_max_;    // next new PSN
+  Ring<std::uint64_t> rtx_;  // PSNs to resend, in order
+  Ring<TxRecord> tx_order_;  // selective repeat: transmissions not yet judged
+  std::uint64_t tx_seq_ = 0;
+  std::uint64_t highest_delivered_tx_ = 0;
+  std::uint64_t in_flight_ = 0;  // wire bytes sent, not delivered, not declared lost
+
+  Instant next_send_ = kEpoch;  // pacing: earliest time of the next data packet
+  std::uint64_t pace_rem_ = 0;  // sub-nanosecond remainder, in bit-ns units of pace_rate_
+  std::uint64_t pace_rate_ = 0;
+  Instant rto_deadline_ = kNever;
+
+  std::uint64_t delivered_ = 0;  // draft-cheng C.delivered, wire bytes
+  Instant delivered_time_ = kEpoch;
+  Instant first_sent_time_ = kEpoch;
+  std::uint64_t app_limited_until_ = 0;  // C.app_limited: 0 = not app-limited
+
+  std::uint64_t ce_seen_ = 0;     // the peer's cumulative CE byte count, as last seen
+  std::uint64_t ce_pending_ = 0;  // CE bytes reported but not yet attributed to acked bytes
+};
+
+}  // namespace gw::transport
