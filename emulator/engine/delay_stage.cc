@@ -32,7 +32,26 @@ DelayStage::Params DelayStage::params_from(const DelaySettings& s) {
   p.reorder_threshold = scaled_probability(s.reorder_p);
   // tc q_netem.c: a reorder probability without a gap means gap 1; no probability, no reorder.
   p.gap = p.reorder_threshold == 0 ? 0 : std::max<std::uint32_t>(s.reorder_gap, 1);
+  const std::uint64_t d = p.table.empty() ? 2 * static_cast<std::uint64_t>(p.jitter.count()) : p.table.size();
+  if (p.jitter.count() != 0 && d > 0 && d <= UINT32_MAX) {
+    p.fast_mod = true;
+    p.mod_d = static_cast<std::uint32_t>(d);
+    p.mod_m = UINT64_MAX / d + 1;  // wraps to 0 for d = 1, which still gives u % 1 = 0
+  }
   return p;
+}
+
+// netem_jitter_sample(u, params_.jitter, params_.table), the same value.
+std::int64_t DelayStage::jitter_sample(std::uint32_t u) const {
+  if (!params_.fast_mod) {
+    return netem_jitter_sample(u, params_.jitter, params_.table);
+  }
+  const std::uint64_t low = params_.mod_m * u;
+  const auto r = static_cast<std::uint32_t>((static_cast<u128>(low) * params_.mod_d) >> 64);
+  if (!params_.table.empty()) {
+    return netem_table_offset(params_.jitter.count(), params_.table[r]);
+  }
+  return static_cast<std::int64_t>(r) - params_.jitter.count();
 }
 
 DelayStage::DelayStage(const DelaySettings& settings, std::uint64_t seed, const std::string& stream)
@@ -61,7 +80,7 @@ bool DelayStage::reorder_now() {
 Instant DelayStage::time_to_send(Instant now) {
   std::int64_t delay = params_.delay.count();
   if (params_.jitter.count() != 0) {  // tabledist draws nothing when sigma == 0
-    delay += netem_jitter_sample(delay_cor_.next(rng_), params_.jitter, params_.table);
+    delay += jitter_sample(delay_cor_.next(rng_));
   }
   Instant at = now + Duration{std::max<std::int64_t>(delay, 0)};
   if (params_.policy == ReorderPolicy::kPreserve) {
@@ -114,10 +133,23 @@ void DelayStage::push(Packet&& p, Instant now, StageOutput& out) {
   hold(std::move(p), at, now);
 }
 
-Instant DelayStage::next_wakeup() const {
-  const Instant a = overtaken_ && !overtaken_->empty() ? overtaken_->top().at : kNever;
-  const Instant b = in_order_.empty() ? kNever : in_order_.front().at;
-  return std::min(a, b);
+void DelayStage::push_ahead(Packet&& p, Instant now, StageOutput& out) {
+  const Instant arrival = p.time;
+  if (arrival <= now) {
+    push(std::move(p), now, out);
+    return;
+  }
+  // As push() at `arrival`, except that what push() would emit at once is held until then;
+  // it is released at `arrival` after what is held for the same instant, as it would be.
+  if (reorder_now()) {
+    counter_ = 0;
+    hold(std::move(p), arrival, now);
+    return;
+  }
+  const Instant at = time_to_send(arrival);
+  ++counter_;
+  latest_ = std::max(latest_, at);
+  hold(std::move(p), at, now);
 }
 
 void DelayStage::pull(Instant now, StageOutput& out) {

@@ -66,7 +66,17 @@ class DelayStage final : public Stage {
   void set_settings(const DelaySettings& settings);
 
   void push(Packet&& p, Instant now, StageOutput& out) override;
-  Instant next_wakeup() const override;
+  // p arrives at p.time >= now, known in advance (a bottleneck that computed its departure at
+  // admission, queue_stage.h): the same as push(p, p.time, out) at that instant, done now.
+  // Nothing is emitted before p.time: a packet that would leave at once is held until then.
+  // The caller guarantees that the settings do not change before p.time and that p.time is
+  // not before the arrival of any packet pushed earlier.
+  void push_ahead(Packet&& p, Instant now, StageOutput& out);
+  Instant next_wakeup() const override {
+    const Instant a = overtaken_ && !overtaken_->empty() ? overtaken_->top().at : kNever;
+    const Instant b = in_order_.empty() ? kNever : in_order_.front().at;
+    return a < b ? a : b;
+  }
   void pull(Instant now, StageOutput& out) override;
   std::uint64_t held_packets() const override {
     return (overtaken_ ? overtaken_->size() : 0) + in_order_.size();
@@ -83,12 +93,18 @@ class DelayStage final : public Stage {
     ReorderPolicy policy = ReorderPolicy::kNetem;
     std::uint64_t reorder_threshold = 0;  // scaled_probability(reorder_p)
     std::uint32_t gap = 0;                // 0 = no reordering
+    // The jitter sample's `u % d` (d = table size, or 2 * jitter when below 2^32) without a
+    // division: Lemire's fastmod, exact for 32-bit u and d (mod_m = 2^64 / d, rounded up).
+    bool fast_mod = false;
+    std::uint32_t mod_d = 1;
+    std::uint64_t mod_m = 0;
   };
   using Held = Release;  // time_to_send, arrival order at this stage, index into slots_
   // Heap order: the earliest (at, seq) on top.
   static bool later(const Held& a, const Held& b) { return a.at != b.at ? a.at > b.at : a.seq > b.seq; }
 
   static Params params_from(const DelaySettings& s);
+  std::int64_t jitter_sample(std::uint32_t u) const;
   bool reorder_now();
   Instant time_to_send(Instant now);
   void hold(Packet&& p, Instant at, Instant now);

@@ -77,6 +77,17 @@ DirectionEngine::DirectionEngine(const Profile& profile, Direction dir)
     class_pipelines_.push_back(
         std::make_unique<Pipeline>(direction_of(c, dir), seed_, stream_name(dir, c.name)));
   }
+  set_horizons();
+}
+
+void DirectionEngine::set_horizons() {
+  next_phase_ = phase_ + 1 < static_cast<int>(phases_.size())
+                    ? kEpoch + phases_[static_cast<std::size_t>(phase_ + 1)].at
+                    : kNever;
+  default_->set_horizon(next_phase_);
+  for (auto& c : class_pipelines_) {
+    c->set_horizon(next_phase_);
+  }
 }
 
 void DirectionEngine::apply_phases_until(Instant now, PacketSink& sink) {
@@ -92,11 +103,14 @@ void DirectionEngine::apply_phases_until(Instant now, PacketSink& sink) {
       class_pipelines_[i]->reconfigure(dir_ == Direction::kAToB ? c.a_to_b : c.b_to_a);
     }
     ++phase_;
+    set_horizons();
   }
 }
 
 void DirectionEngine::push(Packet&& p, Instant now, PacketSink& sink) {
-  apply_phases_until(now, sink);
+  if (now >= next_phase_) {
+    apply_phases_until(now, sink);
+  }
   for (std::size_t i = 0; i < matches_.size(); ++i) {
     if (class_matches(matches_[i], p.headers)) {
       class_pipelines_[i]->push(std::move(p), now, sink);
@@ -107,7 +121,9 @@ void DirectionEngine::push(Packet&& p, Instant now, PacketSink& sink) {
 }
 
 void DirectionEngine::advance(Instant now, PacketSink& sink) {
-  apply_phases_until(now, sink);
+  if (now >= next_phase_) {
+    apply_phases_until(now, sink);
+  }
   default_->advance(now, sink);
   for (auto& c : class_pipelines_) {
     c->advance(now, sink);
@@ -186,6 +202,10 @@ void DirectionEngine::reconfigure(const Profile& profile, Instant now) {
                                                                 : ph.classes[i].b_to_a);
     }
   }
+  for (auto& r : retired_) {
+    r.pipeline->set_horizon(kNever);  // no phase applies to them any more
+  }
+  set_horizons();
 }
 
 std::vector<DirectionEngine::ClassView> DirectionEngine::classes() const {

@@ -33,7 +33,9 @@ class DirectionEngine {
 
   // A new profile at run time (SIGHUP, control endpoint). Pipelines of classes that keep
   // their name keep their packets in flight; phases restart from the new profile's list,
-  // skipping those already past.
+  // skipping those already past. Packets a bottleneck already passed on keep the departure
+  // and delay computed when they arrived (Pipeline::set_horizon); phases, known in advance,
+  // apply exactly at their time.
   void reconfigure(const Profile& profile, Instant now);
 
   struct ClassView {
@@ -49,11 +51,13 @@ class DirectionEngine {
 
  private:
   void apply_phases_until(Instant now, PacketSink& sink);
+  void set_horizons();  // tells the pipelines when the next phase comes
 
   Direction dir_;
   std::uint64_t seed_;
   std::vector<PhaseSpec> phases_;
   int phase_ = -1;
+  Instant next_phase_ = kNever;  // when phases_[phase_ + 1] applies
   std::unique_ptr<Pipeline> default_;
   std::vector<ClassMatch> matches_;
   std::vector<std::string> names_;

@@ -54,9 +54,10 @@ class Pipeline::Output final : public StageOutput {
 
   void marked(const Packet& /*p*/) override {}
   void injected(const Packet& /*p*/) override { ++pl_.counters_.synthetic_in; }
-  void duplicated(const Packet& /*copy*/) override {
+  void duplicated(const Packet& copy) override {
     ++pl_.counters_.duplicated;
     ++pl_.held_real_;
+    sink_.duplicated(copy);
   }
 
  private:
@@ -125,6 +126,7 @@ void Pipeline::set_active(const DirectionSpec& spec) {
     }
   }
   std::sort(live_.begin(), live_.end());
+  schedule_ = active_[kQueueIdx] && queue_->schedulable() && next_active_[kQueueIdx + 1] == kDelayIdx;
   wake_.assign(kStages, kNever);
   dirty_ = ~0U;  // settings changed: ask every stage again
 }
@@ -144,6 +146,10 @@ void Pipeline::reconfigure(const DirectionSpec& spec) {
 void Pipeline::forward(Packet&& p, std::size_t from, PacketSink& sink) {
   // Inactive stages are skipped; one switched off by a phase keeps releasing what it holds.
   const std::size_t j = next_active_[from + 1];
+  if (j == kQueueIdx && schedule_) {
+    push_to_queue(std::move(p), p.time, sink);
+    return;
+  }
   if (j < kStages) {
     Output out(*this, j, sink);
     const Instant t = p.time;
@@ -170,47 +176,65 @@ void Pipeline::forward(Packet&& p, std::size_t from, PacketSink& sink) {
   sink.deliver(std::move(p));
 }
 
+void Pipeline::push_to_queue(Packet&& p, Instant now, PacketSink& sink) {
+  Output out(*this, kQueueIdx, sink);
+  switch (queue_->push_scheduled(p, now, horizon_, out)) {
+    case QueueStage::Admission::kScheduled: {
+      // Straight on to the delay stage, which takes it as arriving at its departure.
+      Output delay_out(*this, kDelayIdx, sink);
+      dirty_ |= 1U << kDelayIdx;
+      delay_->push_ahead(std::move(p), now, delay_out);
+      return;
+    }
+    case QueueStage::Admission::kHeld:
+      dirty_ |= 1U << kQueueIdx;
+      return;
+    case QueueStage::Admission::kDropped:
+      return;
+  }
+}
+
 void Pipeline::refresh() const {
   if (dirty_ == 0) {
     return;
   }
+  // The earliest wakeup; on a tie the most downstream stage goes first, so what is already
+  // further along leaves before what follows it at the same instant.
+  Instant t = kNever;
+  std::size_t which = 0;
   for (const std::size_t i : live_) {
     if ((dirty_ >> i) & 1U) {
-      wake_[i] = stages_[i]->next_wakeup();
+      // The delay stage directly: the one asked after nearly every packet.
+      wake_[i] = i == kDelayIdx ? delay_->DelayStage::next_wakeup() : stages_[i]->next_wakeup();
+    }
+    if (wake_[i] <= t) {
+      t = wake_[i];
+      which = i;
     }
   }
+  next_ = t;
+  which_ = which;
   dirty_ = 0;
 }
 
 Instant Pipeline::next_wakeup() const {
   refresh();
-  Instant t = kNever;
-  for (const std::size_t i : live_) {
-    t = std::min(t, wake_[i]);
-  }
-  return t;
+  // Scheduled departures are no events inside (settle() catches up), but owners see the
+  // queue change then, as when they were.
+  return std::min(next_, queue_->scheduled_wakeup());
 }
 
 void Pipeline::run_until(Instant now, PacketSink& sink) {
   for (;;) {
-    // The earliest wakeup; on a tie the most downstream stage goes first, so what is already
-    // further along leaves before what follows it at the same instant.
     refresh();
-    Instant t = kNever;
-    std::size_t which = 0;
-    for (const std::size_t i : live_) {
-      const Instant w = wake_[i];
-      if (w <= t) {
-        t = w;
-        which = i;
-      }
-    }
+    const Instant t = next_;
     if (t == kNever || t > now) {
+      queue_->settle(now);  // the backlog as of `now`, for queue_bytes() and the next arrival
       return;
     }
-    Output out(*this, which, sink);
-    dirty_ |= 1U << which;
-    stages_[which]->pull(t, out);
+    Output out(*this, which_, sink);
+    dirty_ |= 1U << which_;
+    stages_[which_]->pull(t, out);
   }
 }
 
@@ -234,6 +258,10 @@ void Pipeline::push(Packet&& p, Instant now, PacketSink& sink) {
   }
   // Enter as if emitted by a stage before the first.
   const std::size_t j = next_active_[0];
+  if (j == kQueueIdx && schedule_) {
+    push_to_queue(std::move(p), now, sink);
+    return;
+  }
   if (j < kStages) {
     Output out(*this, j, sink);
     dirty_ |= 1U << j;

@@ -37,6 +37,10 @@ class PacketSink {
   // mode the owner may call late; p.time is the intended release instant).
   virtual void deliver(Packet&& p) = 0;
   virtual void dropped(Packet&& p, DropCause cause) = 0;
+  // The duplicate stage made `copy` of a packet still inside (same `handle`); the copy will be
+  // delivered or dropped on its own. Owners that free buffers per delivery count references
+  // here (the simulator); owners that copy buffers at delivery (p.duplicate) need nothing.
+  virtual void duplicated(const Packet& /*copy*/) {}
 };
 
 struct PipelineCounters {
@@ -76,6 +80,13 @@ class Pipeline {
   // Apply new settings (a phase, or a profile reloaded at run time) without losing packets
   // in flight: stages keep their queues and random streams.
   void reconfigure(const DirectionSpec& spec);
+  // The settings stay as they are until `horizon` (the next phase; kNever by default), so the
+  // pipeline may work out ahead of time what happens before it: a FIFO bottleneck followed by
+  // the delay stage then passes each packet on when it arrives, with its departure computed
+  // (queue_stage.h), instead of at an event. A reconfigure() at an instant nobody announced (a
+  // run-time reload) applies to what leaves the bottleneck after that instant, except packets
+  // already passed on: they keep the departure and delay computed under the old settings.
+  void set_horizon(Instant horizon) { horizon_ = horizon; }
 
   const PipelineCounters& counters() const { return counters_; }
   std::uint64_t held_packets() const;  // real packets inside (excludes synthetic)
@@ -87,6 +98,7 @@ class Pipeline {
   void run_until(Instant now, PacketSink& sink);
   void forward(Packet&& p, std::size_t from, PacketSink& sink);
   void set_active(const DirectionSpec& spec);
+  void push_to_queue(Packet&& p, Instant now, PacketSink& sink);
 
   // Every stage kind exists from the start (so a phase can switch one on); only the active
   // ones, and inactive ones that still hold packets, take part.
@@ -97,6 +109,8 @@ class Pipeline {
   // Each stage's next wakeup, asked again only after the stage was called (push or pull).
   mutable std::vector<Instant> wake_;
   mutable std::uint32_t dirty_ = ~0U;
+  mutable Instant next_ = kNever;  // the earliest of wake_ (valid when dirty_ == 0)
+  mutable std::size_t which_ = 0;  // its stage; on a tie the most downstream
   void refresh() const;
   QueueStage* queue_ = nullptr;
   LossStage* loss_ = nullptr;
@@ -111,6 +125,8 @@ class Pipeline {
   bool any_delivered_ = false;
   std::uint64_t held_real_ = 0;
   std::optional<std::uint64_t> limit_packets_;
+  Instant horizon_ = kNever;
+  bool schedule_ = false;  // the queue schedules at admission and passes packets to the delay stage
 };
 
 }  // namespace gw

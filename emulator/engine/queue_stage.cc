@@ -58,6 +58,12 @@ QueueStage::QueueStage(const RateSettings& rate, const QueueSettings& queue, std
     schedule_next_burst(b, kEpoch);
     bursts_.push_back(std::move(b));
   }
+  schedulable_ = schedulable_with(rate_, queue_, *aqm_);
+}
+
+bool QueueStage::schedulable_with(const RateSettings& rate, const QueueSettings& queue, const Aqm& aqm) {
+  return rate.trace.empty() && rate.mahimahi.empty() && queue.microbursts.empty() &&
+         !queue.telemetry.enabled && !queue.limit_time && aqm.decides_at_enqueue() && aqm.queues() == 1;
 }
 
 QueueStage::~QueueStage() = default;
@@ -68,6 +74,7 @@ void QueueStage::set_settings(const RateSettings& rate, const QueueSettings& que
   }
   rate_ = rate;
   queue_ = queue;
+  tx_size_ = kNoSize;
   // Microburst sources keep their streams when the count is unchanged; new ones start fresh.
   const Instant resume = last_departure_;
   bursts_.resize(std::min(bursts_.size(), queue_.microbursts.size()), Burst{{}, Rng(seed_, stream_), kNever});
@@ -80,6 +87,7 @@ void QueueStage::set_settings(const RateSettings& rate, const QueueSettings& que
       bursts_.push_back(std::move(b));
     }
   }
+  schedulable_ = schedulable_with(rate_, queue_, *aqm_);
 }
 
 BitRate QueueStage::rate_at(Instant now) const {
@@ -97,6 +105,17 @@ BitRate QueueStage::rate_at(Instant now) const {
 }
 
 Duration QueueStage::transmit_time(std::uint32_t size_bytes, Instant now) const {
+  // At a fixed rate, the last size's answer is kept: traffic is mostly one or two sizes.
+  if (size_bytes == tx_size_ && rate_.trace.empty()) {
+    return tx_last_;
+  }
+  const Duration tx = compute_transmit_time(size_bytes, now);
+  tx_size_ = size_bytes;
+  tx_last_ = tx;
+  return tx;
+}
+
+Duration QueueStage::compute_transmit_time(std::uint32_t size_bytes, Instant now) const {
   const BitRate r = rate_at(now);
   if (r.unlimited()) {
     return Duration{0};
@@ -119,16 +138,27 @@ const QueueStage::Queued* QueueStage::head(int i) const {
 QueueView QueueStage::view(Instant now) const {
   QueueView v;
   v.rate = rate_.trace.empty() ? rate_.rate : rate_at(now);
-  for (int i = 0; i < QueueView::kMaxQueues; ++i) {
-    v.bytes[i] = bytes_[i];
-    const Queued* h = head(i);
-    v.packets[i] = sub_[i].size() - (wire_q_ == i ? 1 : 0);
-    v.head_sojourn[i] = h == nullptr ? Duration{0} : now - h->enqueued;
+  v.bytes = {bytes_[0], bytes_[1]};
+  // Scheduled packets that have not started are ahead of any packet held for events.
+  const std::size_t waiting = sched_.size() - started_;
+  if (waiting > 0) {
+    v.packets[0] = sub_[0].size() - (wire_q_ == 0 ? 1 : 0) + waiting;
+    v.head_sojourn[0] = now - sched_[started_].enqueued;
+  } else if (!sub_[0].empty()) {
+    const Queued* h = head(0);
+    v.packets[0] = sub_[0].size() - (wire_q_ == 0 ? 1 : 0);
+    v.head_sojourn[0] = h == nullptr ? Duration{0} : now - h->enqueued;
+  }
+  if (!sub_[1].empty()) {
+    const Queued* h = head(1);
+    v.packets[1] = sub_[1].size() - (wire_q_ == 1 ? 1 : 0);
+    v.head_sojourn[1] = h == nullptr ? Duration{0} : now - h->enqueued;
   }
   return v;
 }
 
 void QueueStage::push(Packet&& p, Instant now, StageOutput& out) {
+  settle(now);
   enqueue(std::move(p), now, out);
   if (!rate_.mahimahi.empty()) {
     if (next_opportunity_ == kNever && packets_total_ > 0) {
@@ -136,15 +166,82 @@ void QueueStage::push(Packet&& p, Instant now, StageOutput& out) {
     }
     return;
   }
-  if (wire_q_ < 0) {
+  if (wire_q_ < 0 && wire_free_ <= now) {
     start_service(now, out);
   }
 }
 
+QueueStage::Admission QueueStage::push_scheduled(Packet& p, Instant now, Instant horizon, StageOutput& out) {
+  settle(now);
+  if (!admit(p, now, out)) {
+    return Admission::kDropped;
+  }
+  if (schedulable_ && !holds_events()) {
+    const Instant start = std::max(now, wire_free_);
+    const Duration tx = transmit_time(p.size_bytes, start);
+    const Instant departure = start + tx;
+    // Its departure (and so its arrival downstream) must happen under the settings in force.
+    if (departure < horizon) {
+      const std::uint32_t size = p.size_bytes;
+      stats_.max_queue_bytes = std::max(stats_.max_queue_bytes, bytes_total_ + size);
+      if (start > now) {  // behind others: queued until `start` (settle())
+        bytes_[0] += size;
+        bytes_total_ += size;
+        ++packets_total_;
+        sched_.push_back(Scheduled{start, departure, now, size});
+      } else {
+        // An idle wire: it starts now, and nothing is queued (the wire would be busy), so the
+        // queue is empty behind it. What settle() would do at once, without the round trip.
+        aqm_->on_queue_empty(now);
+        if (departure > now) {
+          sched_.push_back(Scheduled{start, departure, now, size});
+          ++started_;
+        }
+      }
+      wire_free_ = departure;
+      note_departure(size, departure, tx);
+      p.time = departure;
+      return Admission::kScheduled;
+    }
+  }
+  store(std::move(p), now);
+  if (!rate_.mahimahi.empty()) {
+    if (next_opportunity_ == kNever && packets_total_ > 0) {
+      next_opportunity_ = next_opportunity(now);
+    }
+  } else if (wire_q_ < 0 && wire_free_ <= now) {
+    start_service(now, out);
+  }
+  return Admission::kHeld;
+}
+
+void QueueStage::settle_until(Instant now) {
+  while (started_ < sched_.size() && sched_[started_].start <= now) {
+    const Scheduled& e = sched_[started_++];
+    bytes_[0] -= e.bytes;
+    bytes_total_ -= e.bytes;
+    --packets_total_;
+    if (packets_total_ == 0) {  // the single queue's view.packets[0]
+      aqm_->on_queue_empty(e.start);
+    }
+  }
+  while (started_ > 0 && sched_.front().departure <= now) {
+    sched_.pop_discard();
+    --started_;
+  }
+}
+
 void QueueStage::enqueue(Packet&& p, Instant now, StageOutput& out) {
+  if (admit(p, now, out)) {
+    store(std::move(p), now);
+  }
+}
+
+bool QueueStage::admit(Packet& p, Instant now, StageOutput& out) {
   const auto drop = [&](DropCause cause) {
     stats_.cross_dropped += p.synthetic ? 1 : 0;
     out.drop(std::move(p), cause);
+    return false;
   };
   if (queue_.limit_packets && packets_total_ >= *queue_.limit_packets) {
     return drop(DropCause::kQueuePackets);
@@ -165,6 +262,10 @@ void QueueStage::enqueue(Packet&& p, Instant now, StageOutput& out) {
     case AqmVerdict::kPass:
       break;
   }
+  return true;
+}
+
+void QueueStage::store(Packet&& p, Instant now) {
   const int q = aqm_->classify(p);
   bytes_[q] += p.size_bytes;
   bytes_total_ += p.size_bytes;
@@ -222,15 +323,18 @@ void QueueStage::start_service(Instant now, StageOutput& out) {
   }
 }
 
-void QueueStage::leave(Queued& q, Instant departure, Duration tx, StageOutput& out) {
-  tx_bytes_ += q.packet.size_bytes;
+void QueueStage::note_departure(std::uint32_t bytes, Instant departure, Duration tx) {
+  tx_bytes_ += bytes;
   // Utilization for INT: EWMA (weight 1/8) of the wire's busy share since the last departure.
   const Duration since = departure - last_departure_;
   const double busy =
       since.count() > 0 ? std::min(1.0, static_cast<double>(tx.count()) / since.count()) : 1.0;
   utilization_ += (busy - utilization_) / 8.0;
   last_departure_ = departure;
+}
 
+void QueueStage::leave(Queued& q, Instant departure, Duration tx, StageOutput& out) {
+  note_departure(q.packet.size_bytes, departure, tx);
   if (q.packet.synthetic) {
     return;  // cross traffic leaves the bottleneck toward its own destination
   }
@@ -368,6 +472,9 @@ Instant QueueStage::next_wakeup() const {
   Instant t = std::min(aqm_->next_timer(), next_cross_event());
   if (rate_.mahimahi.empty()) {
     t = std::min(t, wire_done_);
+    if (wire_q_ < 0 && (!sub_[0].empty() || !sub_[1].empty())) {
+      t = std::min(t, wire_free_);  // held packets wait for the scheduled ones to leave
+    }
   } else {
     t = std::min(t, next_opportunity_);
   }
@@ -375,6 +482,7 @@ Instant QueueStage::next_wakeup() const {
 }
 
 void QueueStage::pull(Instant now, StageOutput& out) {
+  settle(now);
   if (wire_q_ >= 0 && wire_done_ <= now) {
     finish_service(out);
   }
@@ -392,17 +500,22 @@ void QueueStage::pull(Instant now, StageOutput& out) {
     }
     return;
   }
-  if (wire_q_ < 0) {
+  if (wire_q_ < 0 && wire_free_ <= now) {
     start_service(now, out);
   }
 }
 
+// Scheduled packets count while they are queued or on the wire (until settle() sees them go).
 std::uint64_t QueueStage::held_packets() const {
-  return packets_total_ + (wire_q_ >= 0 ? 1 : 0);
+  return packets_total_ + (wire_q_ >= 0 ? 1 : 0) + started_;
 }
 
 std::uint64_t QueueStage::held_bytes() const {
-  return bytes_total_ + wire_bytes_;
+  std::uint64_t on_wire = 0;
+  for (std::size_t i = 0; i < started_; ++i) {
+    on_wire += sched_[i].bytes;
+  }
+  return bytes_total_ + wire_bytes_ + on_wire;
 }
 
 }  // namespace gw

@@ -7,6 +7,17 @@
 // (start + (len + overhead) * 8 / rate, rounded up to cells when cell_bytes is set, as
 // netem's packet_time_ns). Queue occupancy excludes the packet on the wire, as in Linux
 // qdiscs. With a rate trace the rate in force when a transmission starts applies to all of it.
+//
+// Scheduling at admission (the pipeline's fast path, pipeline.cc): for a FIFO bottleneck at a
+// fixed rate whose AQM decides at enqueue (droptail, RED, threshold), without microbursts, INT
+// or a sojourn limit, a packet's departure is known when it arrives:
+//   start = max(now, last departure), departure = start + transmit time.
+// push_scheduled() then hands the packet straight on with p.time = departure instead of holding
+// it until an event at that time, and keeps only (start, departure, bytes) so that later
+// arrivals, the limits and the AQM see the same backlog as with events: settle() accounts for
+// service starts (and tells the AQM) in order, lazily, before anything reads the queue. Packets
+// held the event-driven way (e.g. one whose departure falls after the pipeline's horizon, the
+// next phase change) wait behind the scheduled ones; scheduling resumes once none is held.
 #pragma once
 
 #include <cstdint>
@@ -45,6 +56,24 @@ class QueueStage final : public Stage {
   std::uint64_t held_bytes() const override;
   std::string name() const override { return "queue"; }
 
+  // Scheduling at admission (above). schedulable(): the settings allow it.
+  bool schedulable() const { return schedulable_; }
+  enum class Admission : std::uint8_t { kScheduled, kDropped, kHeld };
+  // p arrives at `now`. kScheduled: p.time is its departure (< horizon) and the caller passes
+  // p on now; kDropped: p went to out.drop; kHeld: the queue keeps p and serves it by events,
+  // as push() does. Scheduling needs schedulable() and no packet held the event-driven way.
+  Admission push_scheduled(Packet& p, Instant now, Instant horizon, StageOutput& out);
+  // When the next scheduled packet leaves (and the one behind it starts): not an event the
+  // queue needs, but when queue_bytes() changes, for owners that read it between calls.
+  Instant scheduled_wakeup() const { return sched_.empty() ? kNever : sched_.front().departure; }
+  // Accounts for scheduled packets that started service or left up to `now`.
+  void settle(Instant now) {
+    if ((started_ < sched_.size() && sched_[started_].start <= now) ||
+        (started_ > 0 && sched_.front().departure <= now)) {
+      settle_until(now);
+    }
+  }
+
   std::uint64_t queue_bytes() const { return bytes_total_; }
   const QueueStats& stats() const { return stats_; }
   BitRate rate_at(Instant now) const;
@@ -62,7 +91,22 @@ class QueueStage final : public Stage {
     Instant next_packet = kNever;
   };
 
+  // A packet whose departure was computed at admission; the packet itself went on.
+  struct Scheduled {
+    Instant start;
+    Instant departure;
+    Instant enqueued;
+    std::uint32_t bytes;
+  };
+
   void enqueue(Packet&& p, Instant now, StageOutput& out);
+  // Limits and the AQM's enqueue verdict (marking p); false when p was dropped.
+  bool admit(Packet& p, Instant now, StageOutput& out);
+  void store(Packet&& p, Instant now);
+  void settle_until(Instant now);
+  void note_departure(std::uint32_t bytes, Instant departure, Duration tx);
+  bool holds_events() const { return wire_q_ >= 0 || !sub_[0].empty() || !sub_[1].empty(); }
+  static bool schedulable_with(const RateSettings& rate, const QueueSettings& queue, const Aqm& aqm);
   void start_service(Instant now, StageOutput& out);
   void finish_service(StageOutput& out);
   void serve_opportunity(Instant now, StageOutput& out);
@@ -72,6 +116,7 @@ class QueueStage final : public Stage {
   const Queued* head(int i) const;
   QueueView view(Instant now) const;
   Duration transmit_time(std::uint32_t size_bytes, Instant now) const;
+  Duration compute_transmit_time(std::uint32_t size_bytes, Instant now) const;
   Instant next_opportunity(Instant after) const;
   Instant next_cross_event() const;
   void schedule_next_burst(Burst& b, Instant after);
@@ -94,6 +139,14 @@ class QueueStage final : public Stage {
   Duration wire_tx_{0};
   std::uint32_t opportunity_left_ = 0;  // Mahimahi: bytes still owed to the head packet
   Instant next_opportunity_ = kNever;
+
+  static constexpr std::uint64_t kNoSize = UINT64_MAX;  // no frame is that large
+  mutable std::uint64_t tx_size_ = kNoSize;             // transmit_time()'s last answer, at a fixed rate
+  mutable Duration tx_last_{0};
+  bool schedulable_ = false;
+  Ring<Scheduled> sched_;               // scheduled packets not yet departed, in order
+  std::size_t started_ = 0;             // how many of sched_'s first entries started service (settled)
+  Instant wire_free_ = Instant::min();  // the last scheduled departure
 
   std::vector<Burst> bursts_;
   std::uint64_t tx_bytes_ = 0;

@@ -46,6 +46,15 @@ class Aqm {
   // Called when `p` reaches the head and is about to be sent at `now` after `sojourn` in queue.
   virtual AqmVerdict on_dequeue(const Packet& p, Duration sojourn, const QueueView& q, Instant now) = 0;
 
+  // True when the AQM decides only at enqueue: a single queue, no timer, and on_dequeue()
+  // always passes and looks only at whether the queue behind the packet is empty. A FIFO
+  // bottleneck may then compute a packet's departure when it arrives (queue_stage.h,
+  // "scheduling at admission") and report afterwards, in order, through on_queue_empty().
+  virtual bool decides_at_enqueue() const { return false; }
+  // For such an AQM, instead of on_dequeue(): a packet started service at `now` and left the
+  // queue empty behind it (on_dequeue() with q.packets[0] == 0).
+  virtual void on_queue_empty(Instant /*now*/) {}
+
   // Periodic work (PIE and DualPI2 probability updates). kNever when there is none.
   virtual Instant next_timer() const { return kNever; }
   virtual void on_timer(const QueueView& /*q*/, Instant /*now*/) {}

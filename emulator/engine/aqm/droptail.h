@@ -13,6 +13,7 @@ class DropTailAqm final : public Aqm {
  public:
   AqmVerdict on_enqueue(const Packet& p, const QueueView& q, Instant now) override;
   AqmVerdict on_dequeue(const Packet& p, Duration sojourn, const QueueView& q, Instant now) override;
+  bool decides_at_enqueue() const override { return true; }
   std::string name() const override { return "droptail"; }
 };
 

@@ -41,7 +41,8 @@ void RedAqm::update_average(const QueueView& q, Instant now) {
     return;
   }
   // Idle: decay as if m small packets had been sent, each with an empty queue (paper §4).
-  const Duration per_packet = q.rate.transmit_time(s_.mean_packet_bytes);
+  // An average of 0 stays 0 (the common case on a link that keeps up): nothing to compute.
+  const Duration per_packet = avg_ == 0 ? Duration{0} : q.rate.transmit_time(s_.mean_packet_bytes);
   if (per_packet.count() == 0) {
     avg_ = 0;  // an unlimited rate sends infinitely many packets in any idle time
   } else {

@@ -32,6 +32,8 @@ class RedAqm final : public Aqm {
 
   AqmVerdict on_enqueue(const Packet& p, const QueueView& q, Instant now) override;
   AqmVerdict on_dequeue(const Packet& p, Duration sojourn, const QueueView& q, Instant now) override;
+  bool decides_at_enqueue() const override { return true; }
+  void on_queue_empty(Instant now) override { idle_since_ = now; }
   std::string name() const override { return "red"; }
 
   // Running state, for stats and tests: the average queue (bytes) and the probability p_a

@@ -22,6 +22,7 @@ class ThresholdAqm final : public Aqm {
 
   AqmVerdict on_enqueue(const Packet& p, const QueueView& q, Instant now) override;
   AqmVerdict on_dequeue(const Packet& p, Duration sojourn, const QueueView& q, Instant now) override;
+  bool decides_at_enqueue() const override { return true; }
   std::string name() const override { return "threshold"; }
 
   // The marking probability for a queue of `queue_bytes`.
