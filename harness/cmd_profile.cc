@@ -14,6 +14,7 @@
 #include "harness/cli.h"
 #include "harness/commands.h"
 #include "harness/probe.h"
+#include "harness/scenario.h"
 
 namespace gw {
 namespace po = boost::program_options;
@@ -57,7 +58,8 @@ std::string default_profile_path() {
 
 int cmd_profile_validate(const Args& args) {
   po::options_description opts(
-      "gradwall profile validate FILE...\n\nValidates profiles; each error names the file, the JSON path and "
+      "gradwall profile validate FILE...\n\nValidates profiles and scenarios; each error names the file, the "
+      "JSON path and "
       "the reason.\nOptions");
   opts.add_options()("help,h", "this help")("file", po::value<std::vector<std::string>>()->composing(),
                                             "files");
@@ -71,6 +73,24 @@ int cmd_profile_validate(const Args& args) {
   int rc = kExitOk;
   for (const auto& f : vm["file"].as<std::vector<std::string>>()) {
     try {
+      // A scenario says so in its "gradwall" key; everything else is read as a profile.
+      nlohmann::json doc;
+      try {
+        doc = read_json_file(f);
+      } catch (const InputError&) {
+        doc = nullptr;  // load_profile reports it
+      }
+      if (document_kind(doc) == "scenario/v1") {
+        const Scenario s = parse_scenario(doc, f);
+        std::size_t flows = 0;
+        for (const FlowSpec& fl : s.workload.flows) {
+          flows += fl.count;
+        }
+        std::cout << f << ": ok (scenario \"" << s.name << "\", " << s.topology.regions.size()
+                  << " regions and relays, " << s.topology.wan.size() << " WAN links, " << flows
+                  << (flows == 1 ? " flow)\n" : " flows)\n");
+        continue;
+      }
       const Profile p = load_profile(f);
       std::cout << f << ": ok (profile \"" << p.name << "\", " << p.classes.size()
                 << (p.classes.size() == 1 ? " class, " : " classes, ") << p.phases.size()

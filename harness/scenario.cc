@@ -1,6 +1,7 @@
 #include "harness/scenario.h"
 
 #include <filesystem>
+#include <tuple>
 
 #include "core/errors.h"
 #include "core/event_loop.h"
@@ -189,6 +190,15 @@ fabric::TopologySpec read_topology(const JsonReader& t, const std::string& file)
   return topo;
 }
 
+std::int64_t hosts_of(const fabric::TopologySpec& t, const std::string& name) {
+  for (const auto& r : t.regions) {
+    if (r.name == name) {
+      return r.hosts;
+    }
+  }
+  return 0;
+}
+
 bool has_region(const fabric::TopologySpec& t, const std::string& name) {
   for (const auto& r : t.regions) {
     if (r.name == name && r.hosts > 0) {
@@ -217,6 +227,24 @@ WorkloadSpec read_workload(const JsonReader& w, const fabric::TopologySpec& topo
       if (!has_region(topo, *name)) {
         f.fail(key, "no region named \"" + *name + "\" with hosts");
       }
+    }
+    for (const auto& [key, host, region] :
+         {std::tuple{"from_host", &flow.from_host, flow.from}, {"to_host", &flow.to_host, flow.to}}) {
+      if (const auto h = f.optional_integer(key, 0, 65535)) {
+        const auto n = hosts_of(topo, region);
+        if (*h >= n) {
+          f.fail(key, "region \"" + region + "\" has " + std::to_string(n) + " hosts (0 to " +
+                          std::to_string(n - 1) + "), got " + std::to_string(*h));
+        }
+        *host = static_cast<std::uint32_t>(*h);
+      }
+    }
+    if (flow.from == flow.to && flow.from_host && flow.to_host && *flow.from_host == *flow.to_host) {
+      f.fail("to_host", "a flow from a host to itself");
+    }
+    if (flow.from == flow.to && hosts_of(topo, flow.from) < 2) {
+      f.fail("to",
+             "region \"" + flow.to + "\" has one host: a flow inside it would go from the host to itself");
     }
     flow.count = static_cast<std::uint32_t>(f.optional_integer("count", 1, 100000).value_or(1));
     flow.cc = f.optional_string("cc").value_or("");

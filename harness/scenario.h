@@ -26,6 +26,10 @@ struct FlowSpec {
   cc::CcParams cc_params;
   Duration start{0};
   std::uint64_t bytes = 0;  // 0: send for the whole run (bulk)
+  // Fixed hosts (index within the region); otherwise the flows of the entry take the
+  // region's hosts in turn.
+  std::optional<std::uint32_t> from_host;
+  std::optional<std::uint32_t> to_host;
 };
 
 struct WorkloadSpec {

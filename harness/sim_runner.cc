@@ -5,6 +5,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "core/errors.h"
 #include "core/event_loop.h"
 #include "emulator/fabric/network.h"
 #include "generators/cc/congestion_control.h"
@@ -130,6 +131,7 @@ class SimRun final : public fabric::Receiver, public Wakeable {
   // fabric::Receiver
   void receive(Instant now, Packet&& p) override;
   void dropped(Instant now, Packet&& p, DropCause cause, const std::string& hop) override;
+  void duplicated(const Packet& copy) override { pool_.add_ref(copy.handle); }
 
   // Timer of the run itself: flow starts and time-series samples.
   void wake(Instant now) override;
@@ -228,11 +230,20 @@ Packet SimRun::packet_of(const Segment& s, HostId from) {
 }
 
 void SimRun::build_flows() {
-  std::vector<std::uint32_t> next_host(net_.region_count(), 0);
-  auto pick = [&](const std::string& region) {
+  // Sources and destinations take each region's hosts in turn, separately; a flow never
+  // goes from a host to itself.
+  std::vector<std::uint32_t> next_src(net_.region_count(), 0);
+  std::vector<std::uint32_t> next_dst(net_.region_count(), 0);
+  auto pick = [&](const std::string& region, std::optional<std::uint32_t> fixed,
+                  std::vector<std::uint32_t>& next, std::optional<HostId> avoid) {
     const std::uint32_t r = net_.region_index(region);
-    const HostId h{r, next_host[r] % net_.region(r).hosts};
-    ++next_host[r];
+    if (fixed) {
+      return HostId{r, *fixed};
+    }
+    HostId h{r, next[r]++ % net_.region(r).hosts};
+    if (avoid && *avoid == h && net_.region(r).hosts > 1) {
+      h.index = next[r]++ % net_.region(r).hosts;
+    }
     return h;
   };
   for (const FlowSpec& spec : scenario_.workload.flows) {
@@ -240,8 +251,18 @@ void SimRun::build_flows() {
       Flow f;
       f.spec = spec;
       f.id = static_cast<std::uint32_t>(flows_.size());
-      f.src = pick(spec.from);
-      f.dst = pick(spec.to);
+      const auto r_to = net_.region_index(spec.to);
+      std::optional<HostId> fixed_dst;
+      if (spec.to_host) {
+        fixed_dst = HostId{r_to, *spec.to_host};
+      }
+      f.src = pick(spec.from, spec.from_host, next_src, fixed_dst);
+      f.dst = pick(spec.to, spec.to_host, next_dst, f.src);
+      if (f.src == f.dst) {
+        throw InputError(scenario_.file, "$.workload.flows",
+                         "a flow from " + spec.from + " to " + spec.to +
+                             " would go from a host to itself (the region has one host)");
+      }
       f.cc_name = spec.cc.empty() ? scenario_.transport.cc : spec.cc;
       const cc::CcParams& params =
           spec.cc.empty() && spec.cc_params.empty() ? scenario_.transport.cc_params : spec.cc_params;

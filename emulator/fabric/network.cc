@@ -87,6 +87,7 @@ class Network::Forward final : public PacketSink {
   Forward(Network& net, std::size_t hop) : net_(&net), hop_(hop) {}
   void deliver(Packet&& p) override { net_->forward(hop_, std::move(p), p.time); }
   void dropped(Packet&& p, DropCause cause) override;
+  void duplicated(const Packet& copy) override { net_->receiver_->duplicated(copy); }
 
  private:
   Network* net_;
@@ -319,6 +320,12 @@ void Network::forward(std::size_t hop, Packet&& p, Instant now) {
   }
   ++h.out;
   h.stats.sojourn_ns.record(ns_of(p.time - p.arrival));
+  // What the live data plane writes into the IP header on the way out, the next hop reads:
+  // a CE mark becomes the packet's ECN field (so it is counted once, where it was made).
+  if (p.ce_marked) {
+    p.headers.ecn = Ecn::kCe;
+    p.ce_marked = false;
+  }
   const std::size_t next = next_hop(hop, p);
   if (next == kNone) {
     receiver_->receive(now, std::move(p));

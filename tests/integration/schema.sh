@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Every shipped profile validates against profiles/schema/profile.schema.json (the schema an
-# editor uses), and the schema rejects what the loader rejects for the common mistakes.
+# Every shipped profile and scenario validates against its schema in profiles/schema/ (the
+# schemas an editor uses), and the schemas reject what the loaders reject for common mistakes.
 set -euo pipefail
 gradwall="$1"
 src="$2"
@@ -28,6 +28,29 @@ for doc in bad:
     if v.is_valid(doc):
         sys.exit(f"schema accepted a bad profile: {doc}")
 print(f"{len(files)} profiles valid against the schema; {len(bad)} bad ones rejected")
+
+scenario_schema = json.load(open(f"{src}/profiles/schema/scenario.schema.json"))
+jsonschema.Draft202012Validator.check_schema(scenario_schema)
+sv = jsonschema.Draft202012Validator(scenario_schema)
+scenarios = sorted(glob.glob(f"{src}/profiles/scenarios/*.json"))
+assert len(scenarios) >= 4, scenarios
+for f in scenarios:
+    errors = list(sv.iter_errors(json.load(open(f))))
+    if errors:
+        sys.exit(f"{f}: schema errors: {[e.message for e in errors]}")
+base = json.load(open(f"{src}/profiles/scenarios/reno-under-loss.json"))
+bad_scenarios = []
+for patch in [{"gradwall": "scenario/v2"}, {"transport": {"cc": "cubci"}},
+              {"workload": {"kind": "flows", "flows": []}}, {"topology": {"regions": []}},
+              {"transport": {"mtu": 512}}, {"workload": {"kind": "flows", "duration": 5,
+               "flows": [{"from": "a", "to": "b"}]}}]:
+    doc = json.loads(json.dumps(base))
+    doc.update(patch)
+    bad_scenarios.append(doc)
+for doc in bad_scenarios:
+    if sv.is_valid(doc):
+        sys.exit(f"schema accepted a bad scenario: {doc}")
+print(f"{len(scenarios)} scenarios valid against the schema; {len(bad_scenarios)} bad ones rejected")
 PY
 # The loader agrees with the schema on the shipped files.
 "$gradwall" profile validate "$src"/profiles/wan/*.json

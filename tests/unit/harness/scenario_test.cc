@@ -44,6 +44,7 @@ struct BadCase {
   const char* patch;  // JSON merge patch on the example
   const char* path;
   const char* reason_start;
+  friend void PrintTo(const BadCase& c, std::ostream* os) { *os << c.path; }
 };
 
 class ScenarioErrors : public ::testing::TestWithParam<BadCase> {};

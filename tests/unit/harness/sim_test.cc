@@ -24,10 +24,12 @@ TEST(Sim, SameSeedGivesByteIdenticalResults) {
 // Every packet that left a NIC was received, dropped with a cause, or is still inside the
 // network at the end, whatever the impairments do.
 TEST(Sim, EveryPacketIsAccountedFor) {
-  const Scenario s = two_regions("delay 5ms 1ms rate 100Mbit loss 2% corrupt 0.5%", "reno", "2s", 3);
+  const Scenario s =
+      two_regions("delay 5ms 1ms rate 100Mbit loss 2% duplicate 1% corrupt 0.5%", "reno", "2s", 3);
   const SimResult r = run_sim(s);
   EXPECT_TRUE(r.accounting.balanced()) << to_json(r)["accounting"].dump();
   EXPECT_GT(r.accounting.corrupted_discarded, 0U);
+  EXPECT_GT(r.accounting.duplicates_made, 0U);
   EXPECT_GT(r.accounting.dropped.at("wan a->b/loss"), 0U);
   for (const FlowResult& f : r.flows) {
     EXPECT_GT(f.bytes_delivered, 0U);
