@@ -14,6 +14,15 @@ IncastStage::IncastStage(const IncastSettings& s, std::uint64_t /*seed*/, const 
 
 void IncastStage::set_settings(const IncastSettings& s) {
   s_ = s;
+  exact_.clear();
+  prefixed_.clear();
+  for (std::size_t i = 0; i < s_.ports.size(); ++i) {
+    if (s_.ports[i].match.length == 128) {
+      exact_.emplace(s_.ports[i].match.address, i);  // keeps the first of duplicates
+    } else {
+      prefixed_.push_back(i);
+    }
+  }
   ports_.resize(std::max(ports_.size(), s_.ports.size()));
   stats_.resize(ports_.size());
   bursts_.resize(s_.bursts.size());
@@ -36,13 +45,26 @@ Instant IncastStage::first_start(const IncastBurstSettings& b, Instant after) co
   return t + b.period * k;
 }
 
+std::size_t IncastStage::AddressHash::operator()(const IpAddress& a) const {
+  std::uint64_t h = 1469598103934665603ULL;  // FNV-1a
+  for (const std::uint8_t b : a.bytes) {
+    h = (h ^ b) * 1099511628211ULL;
+  }
+  return static_cast<std::size_t>(h);
+}
+
 int IncastStage::port_of(const IpAddress& dst) const {
-  for (std::size_t i = 0; i < s_.ports.size(); ++i) {
+  const auto it = exact_.find(dst);
+  const std::size_t exact = it == exact_.end() ? s_.ports.size() : it->second;
+  for (const std::size_t i : prefixed_) {
+    if (i > exact) {
+      break;
+    }
     if (prefix_contains(s_.ports[i].match, dst)) {
       return static_cast<int>(i);
     }
   }
-  return -1;
+  return exact < s_.ports.size() ? static_cast<int>(exact) : -1;
 }
 
 void IncastStage::push(Packet&& p, Instant now, StageOutput& out) {
@@ -87,6 +109,7 @@ void IncastStage::start(std::size_t port, Instant now) {
   pt.busy = true;
   const BitRate rate = port < s_.ports.size() ? s_.ports[port].rate : BitRate{};
   pt.wire_done = now + rate.transmit_time(pt.on_wire.size_bytes);
+  on_wire_.emplace(pt.wire_done, port);
 }
 
 void IncastStage::inject(std::size_t i, Instant now, StageOutput& out) {
@@ -125,10 +148,7 @@ void IncastStage::inject(std::size_t i, Instant now, StageOutput& out) {
 }
 
 Instant IncastStage::next_wakeup() const {
-  Instant t = kNever;
-  for (const Port& p : ports_) {
-    t = std::min(t, p.wire_done);
-  }
+  Instant t = on_wire_.empty() ? kNever : on_wire_.begin()->first;
   for (const BurstState& b : bursts_) {
     t = std::min({t, b.next_start, b.next_round});
   }
@@ -136,16 +156,16 @@ Instant IncastStage::next_wakeup() const {
 }
 
 void IncastStage::pull(Instant now, StageOutput& out) {
-  for (std::size_t i = 0; i < ports_.size(); ++i) {
+  while (!on_wire_.empty() && on_wire_.begin()->first <= now) {
+    const std::size_t i = on_wire_.begin()->second;
+    on_wire_.erase(on_wire_.begin());
     Port& pt = ports_[i];
-    if (pt.busy && pt.wire_done <= now) {
-      Packet p = std::move(pt.on_wire);
-      p.time = pt.wire_done;
-      ++stats_[i].packets_out;
-      start(i, now);
-      if (!p.synthetic) {
-        out.emit(std::move(p));
-      }
+    Packet p = std::move(pt.on_wire);
+    p.time = pt.wire_done;
+    ++stats_[i].packets_out;
+    start(i, now);
+    if (!p.synthetic) {
+      out.emit(std::move(p));
     }
   }
   for (std::size_t i = 0; i < bursts_.size(); ++i) {

@@ -9,7 +9,9 @@
 
 #include <cstdint>
 #include <deque>
+#include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "emulator/engine/spec.h"
@@ -61,6 +63,16 @@ class IncastStage final : public Stage {
 
   IncastSettings s_;
   std::vector<Port> ports_;
+  // Busy ports by the instant their packet leaves the wire (then port index), so that a
+  // switch with hundreds of ports costs O(log ports) per packet, not a scan.
+  std::set<std::pair<Instant, std::size_t>> on_wire_;
+  // Ports whose match is one whole address, by that address (the common case: one port per
+  // receiver); the other ports are tried in order. First match in profile order wins.
+  struct AddressHash {
+    std::size_t operator()(const IpAddress& a) const;
+  };
+  std::unordered_map<IpAddress, std::size_t, AddressHash> exact_;
+  std::vector<std::size_t> prefixed_;
   std::vector<BurstState> bursts_;
   std::vector<IncastPortStats> stats_;
   std::uint64_t occupancy_ = 0;  // bytes queued over all ports (excluding those on the wire)

@@ -101,7 +101,14 @@ void Bbr::on_ack(const AckEvent& e) {
   if (e.sample_interval > Duration{0} && e.sample_delivered > 0) {
     const double bw = static_cast<double>(e.sample_delivered) * 8.0 / seconds(e.sample_interval);
     round_max_bw_ = std::max(round_max_bw_, bw);
-    if (!e.app_limited || bw >= max_bw_.best()) {
+    // "Ignore low rate samples during this mode" (tcp_bbr.c bbr_update_min_rtt; draft
+    // BBRHandleProbeRTT: MarkConnectionAppLimited): samples of data sent while the window was
+    // cut for ProbeRTT are app-limited. Otherwise, with ProbeRTT's 200 ms spanning more than
+    // v1's 10-round max-filter window (RTT < 20 ms), the low samples replace max_bw and the
+    // flow restarts from a few packets per RTT.
+    const bool probe_rtt_limited =
+        state_ == State::kProbeRtt || rounds_.acked() + e.acked_bytes <= probe_rtt_limited_until_;
+    if ((!e.app_limited && !probe_rtt_limited) || bw >= max_bw_.best()) {
       max_bw_.update(bw, s_.version == 1 ? rounds_.rounds() : cycle_count_);
     }
   }
@@ -260,6 +267,7 @@ void Bbr::update_probe_rtt(const AckEvent& e) {
   if (state_ != State::kProbeRtt) {
     return;
   }
+  probe_rtt_limited_until_ = rounds_.acked() + e.bytes_in_flight;  // tcp_bbr.c tp->app_limited
   const double target =
       std::max(s_.probe_rtt_cwnd_gain * bdp_bytes(), static_cast<double>(s_.min_cwnd_packets * mss_));
   if (probe_rtt_done_ == kNever && static_cast<double>(e.bytes_in_flight) <= target) {

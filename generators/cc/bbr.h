@@ -149,6 +149,9 @@ class Bbr final : public CongestionControl {
   std::uint64_t v1_cycle_index_ = 0;
   // ProbeRTT
   std::uint64_t prior_cwnd_ = 0;
+  // Delivery-rate samples count as app-limited until the acknowledged-bytes total passes this
+  // mark: the data sent during ProbeRTT (tcp_bbr.c bbr_update_min_rtt, draft BBRHandleProbeRTT).
+  std::uint64_t probe_rtt_limited_until_ = 0;
   Instant probe_rtt_done_ = kNever;
   bool probe_rtt_round_done_ = false;
 };

@@ -48,12 +48,20 @@ void Prague::on_ack(const AckEvent& e) {
     in_recovery_ = false;
   }
   if (e.ce_bytes > 0 && rounds_.acked() > cwr_end_) {  // at most one cut per window (RFC 8257 §3.3)
+    // tcp_prague.c "3/ Updated cwnd management": the fractional progress toward the next MSS
+    // is carried across the reduction (cwnd_cnt), not reset as Reno's snd_cwnd_cnt is.
+    const double progress = w_.ca_credit / static_cast<double>(w_.cwnd);
     w_.reduce_to(static_cast<double>(w_.cwnd) * (1.0 - alpha_.alpha() / 2.0));
+    w_.ca_credit = progress * static_cast<double>(w_.cwnd);
     cwr_end_ = rounds_.mark(e.bytes_in_flight);
-    return;
   }
-  if (!in_recovery_ && rounds_.acked() > cwr_end_) {  // no growth while the cut window drains
-    w_.grow(e.acked_bytes, w_.in_slow_start() ? 1.0 : additive_increase());
+  // tcp_prague.c "4/ Additive Increase uses unsaturated marking": cwnd grows on every ACK by
+  // its unmarked bytes (acked - ece_delta), "regardless of the congestion status of the
+  // connection", i.e. also during the window after a CE cut (unlike DCTCP, which waits).
+  // Only loss recovery (in_loss) stops the increase.
+  const std::uint64_t unmarked = e.acked_bytes - std::min(e.ce_bytes, e.acked_bytes);
+  if (!in_recovery_ && unmarked > 0) {
+    w_.grow(unmarked, w_.in_slow_start() ? 1.0 : additive_increase());
   }
 }
 

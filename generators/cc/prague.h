@@ -3,6 +3,9 @@
 //  - sends ECT(1) (the L4S identifier, RFC 9331);
 //  - DCTCP's estimator, once per RTT: alpha = (1 - g) alpha + g F (RFC 8257 §3.3), and at most
 //    once per RTT on CE: cwnd = cwnd (1 - alpha / 2);
+//  - the additive increase runs on every ACK's unmarked bytes, also in the window after a CE
+//    cut, and its fractional progress survives the cut (tcp_prague.c notes 3/ and 4/); unlike
+//    DCTCP, which stops growing until the cut window is acknowledged;
 //  - reduced RTT dependence: below the reference RTT (25 ms, tcp_prague.c's rtt_target) the
 //    additive increase is scaled by (srtt / ref_rtt)^2 MSS per RTT, so a flow grows its *rate*
 //    as fast as a flow at the reference RTT does (rate slope = ai / srtt^2);
