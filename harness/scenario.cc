@@ -208,13 +208,55 @@ bool has_region(const fabric::TopologySpec& t, const std::string& name) {
   return false;
 }
 
+void read_collective_workload(const JsonReader& w, const fabric::TopologySpec& topo, WorkloadSpec& spec) {
+  spec.iterations = static_cast<std::uint32_t>(w.optional_integer("iterations", 1, 1'000'000).value_or(1));
+  spec.compute = w.duration("compute").value_or(Duration{0});
+  const JsonReader c = w.object("collective");
+  coll::CollectiveSpec& cs = spec.collective;
+  const std::string op = c.string("op");
+  if (!coll::parse_op(op, cs.op)) {
+    c.fail("op", "unknown op \"" + op +
+                     "\" (all_reduce, all_gather, reduce_scatter, broadcast, reduce, all_to_all, barrier)");
+  }
+  const std::string algorithm = c.optional_string("algorithm").value_or("ring");
+  if (!coll::parse_algorithm(algorithm, cs.algorithm)) {
+    c.fail("algorithm", "unknown algorithm \"" + algorithm +
+                            "\" (ring, halving_doubling, recursive_doubling, double_binary_tree, "
+                            "binomial_tree, pairwise, direct, hierarchical)");
+  }
+  cs.bytes = c.bytes("size", 0, std::uint64_t{1} << 40).value_or(0);
+  if (cs.bytes == 0 && cs.op != coll::Op::kBarrier) {
+    c.fail("size_bytes", "missing: the array size per rank in bytes");
+  }
+  cs.channels = static_cast<std::uint32_t>(c.optional_integer("channels", 1, 64).value_or(1));
+  cs.root = static_cast<std::uint32_t>(c.optional_integer("root", 0, 1 << 20).value_or(0));
+  c.finish();
+  coll::Placement placement;
+  for (std::uint32_t r = 0; r < topo.regions.size(); ++r) {
+    for (std::uint32_t h = 0; h < topo.regions[r].hosts; ++h) {
+      placement.region.push_back(r);
+    }
+  }
+  try {
+    (void)coll::build_schedule(cs, placement);
+  } catch (const coll::CollectiveError& e) {
+    w.fail("collective", e.reason);
+  }
+}
+
 WorkloadSpec read_workload(const JsonReader& w, const fabric::TopologySpec& topo) {
   WorkloadSpec spec;
-  spec.kind = w.choice("kind", {"flows"}, "");
+  spec.kind = w.choice("kind", {"flows", "collective"}, "");
   if (spec.kind.empty()) {
-    w.fail("kind", "missing (one of: flows)");
+    w.fail("kind", "missing (one of: flows, collective)");
   }
   const auto duration = w.duration("duration", Duration{1'000}, Duration{86'400'000'000'000});
+  if (spec.kind == "collective") {
+    spec.duration = duration.value_or(Duration{3'600'000'000'000});
+    read_collective_workload(w, topo, spec);
+    w.finish();
+    return spec;
+  }
   if (!duration) {
     w.fail("duration", "missing: how long to run (e.g. \"60s\")");
   }
@@ -331,13 +373,25 @@ Scenario parse_scenario(const nlohmann::json& doc, const std::string& file) {
   check_routes(s.topology, file);
   s.workload = read_workload(r.object("workload"), s.topology);
   const auto workload = r.object("workload");
-  const auto flows = workload.objects("flows");
+  const auto flows = s.workload.kind == "flows" ? workload.objects("flows") : std::vector<JsonReader>{};
   for (std::size_t i = 0; i < s.workload.flows.size(); ++i) {
     FlowSpec& f = s.workload.flows[i];
     if (!f.cc.empty() || !f.cc_params.empty()) {
       const std::string name = f.cc.empty() ? s.transport.cc : f.cc;
       check_cc(flows[i], "cc", name, "cc_params", f.cc_params);
     }
+  }
+  if (const auto t = r.optional_object("thresholds")) {
+    for (const auto& [name, value] : t->raw().items()) {
+      s.thresholds[name] = t->number(name, -1e18, 1e18);
+    }
+  }
+  if (const auto c = r.optional_object("cost")) {
+    s.cost.gpus = c->optional_number("gpus", 0, 1e9).value_or(0);
+    s.cost.usd_per_gpu_hour = c->optional_number("usd_per_gpu_hour", 0, 1e6).value_or(0);
+    s.cost.gpu_watts = c->optional_number("gpu_watts", 0, 1e5).value_or(0);
+    s.cost.run_hours = c->optional_number("run_hours", 0, 1e6).value_or(0);
+    c->finish();
   }
   if (const auto results = r.optional_object("results")) {
     s.interval = results->duration("interval", Duration{1'000'000}).value_or(s.interval);

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,6 +15,7 @@
 #include "core/time.h"
 #include "emulator/fabric/network.h"
 #include "generators/cc/congestion_control.h"
+#include "generators/collectives/collective.h"
 #include "generators/transport/transport_config.h"
 
 namespace gw {
@@ -33,9 +35,22 @@ struct FlowSpec {
 };
 
 struct WorkloadSpec {
-  std::string kind = "flows";
+  std::string kind = "flows";  // flows | collective
+  // flows: simulated time. Collective workloads: a limit; the run ends when the iterations
+  // are done (a run that reaches the limit first reports what it measured and fails).
   Duration duration{0};
   std::vector<FlowSpec> flows;
+  // collective: `iterations` times (compute for `compute`, then the collective).
+  std::uint32_t iterations = 1;
+  Duration compute{0};
+  coll::CollectiveSpec collective;
+};
+
+struct CostSpec {
+  double gpus = 0;  // GPUs the simulated ranks stand for (0: one per rank)
+  double usd_per_gpu_hour = 0;
+  double gpu_watts = 0;
+  double run_hours = 0;
 };
 
 struct TransportSpec {
@@ -58,8 +73,10 @@ struct Scenario {
   fabric::TopologySpec topology;
   WorkloadSpec workload;
   TransportSpec transport;
-  Duration interval{100'000'000};  // time-series sampling
-  nlohmann::json source;           // the document as read, kept in results
+  Duration interval{100'000'000};            // time-series sampling
+  std::map<std::string, double> thresholds;  // pass/fail limits by name (docs/reports.md)
+  CostSpec cost;
+  nlohmann::json source;  // the document as read, kept in results
 };
 
 Scenario load_scenario(const std::string& file);

@@ -83,6 +83,28 @@ nlohmann::json to_json(const SimResult& r) {
   }
   series["flows"] = std::move(flow_series);
   series["hops"] = std::move(hop_series);
+  nlohmann::json collectives = nlohmann::json::array();
+  for (const CollectiveOpResult& c : r.collectives) {
+    collectives.push_back({{"name", c.name},
+                           {"op", c.op},
+                           {"algorithm", c.algorithm},
+                           {"bytes", c.bytes},
+                           {"ranks", c.ranks},
+                           {"channels", c.channels},
+                           {"iteration", c.iteration},
+                           {"start_ns", c.start_ns},
+                           {"end_ns", c.end_ns},
+                           {"predicted_ns", c.predicted_ns},
+                           {"busbw_factor", c.busbw_factor}});
+  }
+  nlohmann::json iterations = nlohmann::json::array();
+  for (const IterationResult& i : r.iterations) {
+    iterations.push_back({{"index", i.index},
+                          {"start_ns", i.start_ns},
+                          {"end_ns", i.end_ns},
+                          {"compute_ns", i.compute_ns},
+                          {"exposed_comm_ns", i.exposed_comm_ns}});
+  }
   const Accounting& a = r.accounting;
   return {{"gradwall", "result/v1"},
           {"mode", r.mode},
@@ -91,6 +113,15 @@ nlohmann::json to_json(const SimResult& r) {
           {"seed", r.seed},
           {"duration_ns", ns_of(r.duration)},
           {"events", r.events},
+          {"completed", r.completed},
+          {"collectives", std::move(collectives)},
+          {"iterations", std::move(iterations)},
+          {"baseline", nullptr},
+          {"packets",
+           {{"one_way_delay_ns", percentiles_json(r.one_way_delay_ns)},
+            {"packets_sent", r.transport.packets_sent},
+            {"retransmits", r.transport.retransmits},
+            {"timeouts", r.transport.timeouts}}},
           {"flows", std::move(flows)},
           {"jain_fairness", r.jain_fairness},
           {"paths", std::move(hops)},

@@ -72,6 +72,34 @@ struct Accounting {
   bool balanced() const;
 };
 
+struct CollectiveOpResult {
+  std::string name;
+  std::string op;
+  std::string algorithm;
+  std::uint64_t bytes = 0;
+  std::uint32_t ranks = 0;
+  std::uint32_t channels = 1;
+  std::uint32_t iteration = 0;
+  std::int64_t start_ns = 0;
+  std::int64_t end_ns = -1;       // -1: did not complete within the run's limit
+  std::int64_t predicted_ns = 0;  // α-β model of the algorithm (generators/collectives)
+  double busbw_factor = 0;        // nccl-tests
+};
+
+struct IterationResult {
+  std::uint32_t index = 0;
+  std::int64_t start_ns = 0;
+  std::int64_t end_ns = -1;
+  std::int64_t compute_ns = 0;
+  std::int64_t exposed_comm_ns = -1;  // T_iter - T_compute
+};
+
+struct TransportTotals {  // over every connection, flows and collectives alike
+  std::uint64_t packets_sent = 0;
+  std::uint64_t retransmits = 0;
+  std::uint64_t timeouts = 0;
+};
+
 struct SimResult {
   std::string scenario;
   std::string scenario_file;
@@ -84,6 +112,11 @@ struct SimResult {
   Series series;
   Accounting accounting;
   std::uint64_t events = 0;  // discrete events run
+  bool completed = true;     // collective workloads: every iteration finished within the limit
+  std::vector<CollectiveOpResult> collectives;
+  std::vector<IterationResult> iterations;
+  Percentiles one_way_delay_ns;  // data packets, sender NIC to receiver
+  TransportTotals transport;
   nlohmann::json scenario_json;
 };
 

@@ -1,15 +1,21 @@
 #include "harness/sim_runner.h"
 
 #include <algorithm>
+#include <deque>
+#include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <stdexcept>
+#include <tuple>
 
 #include "core/errors.h"
 #include "core/event_loop.h"
+#include "core/histogram.h"
 #include "emulator/fabric/network.h"
 #include "generators/cc/congestion_control.h"
 #include "generators/transport/queue_pair.h"
+#include "harness/collective_driver.h"
 #include "harness/recording_cc.h"
 
 namespace gw {
@@ -70,16 +76,35 @@ class SimHost final : public Wakeable {
   SimHost(SimRun& run, EventLoop& loop, HostId id, BitRate nic)
       : run_(&run), timer_(loop, *this), id_(id), nic_(nic) {}
 
-  void add(QueuePair* qp) { qps_.push_back(qp); }
+  std::uint32_t add(QueuePair* qp) {
+    qps_.push_back(qp);
+    keys_.emplace_back(kNever, 0);
+    return static_cast<std::uint32_t>(qps_.size() - 1);
+  }
   void wake(Instant now) override;
-  // Something changed on one of its queue pairs: look again at `now`.
-  void kick(Instant now) {
+  // Queue pair `slot` changed (a segment arrived, a message was posted): look at it again.
+  void touch(std::uint32_t slot, Instant now) {
+    requeue(slot, qps_[slot]->next_wakeup(), now);
     if (!on_wire_) {
-      timer_.arm(now);
+      rearm(now);
     }
   }
 
  private:
+  // The queue pairs in order of when they next want the NIC; among those due at the same
+  // instant, in the order they became due (round robin, without scanning every pair).
+  using Key = std::tuple<Instant, std::uint64_t, std::uint32_t>;
+  void requeue(std::uint32_t slot, Instant when, Instant now) {
+    auto& [at, seq] = keys_[slot];
+    if (at != kNever) {
+      ready_.erase(Key{at, seq, slot});
+    }
+    at = when == kNever ? kNever : std::max(when, now);
+    seq = next_seq_++;
+    if (at != kNever) {
+      ready_.insert(Key{at, seq, slot});
+    }
+  }
   void rearm(Instant now);
 
   SimRun* run_;
@@ -87,7 +112,9 @@ class SimHost final : public Wakeable {
   HostId id_;
   BitRate nic_;
   std::vector<QueuePair*> qps_;
-  std::size_t next_ = 0;
+  std::vector<std::pair<Instant, std::uint64_t>> keys_;
+  std::set<Key> ready_;
+  std::uint64_t next_seq_ = 0;
   std::optional<Packet> on_wire_;
   Instant tx_done_ = kNever;
 };
@@ -106,9 +133,12 @@ struct Flow {
   std::uint64_t last_delivered = 0;  // for the time series
   Duration completion{-1};
   bool started = false;
+  bool connection = false;        // carries a collective's messages (not a bulk/finite flow)
+  std::uint32_t sender_slot = 0;  // in its hosts' queue-pair lists
+  std::uint32_t receiver_slot = 0;
 };
 
-class SimRun final : public fabric::Receiver, public Wakeable {
+class SimRun final : public fabric::Receiver, public Wakeable, public MessageService {
  public:
   SimRun(const Scenario& s, const SimOptions& o)
       : scenario_(s), options_(o), net_(loop_, s.topology, s.seed, *this), tick_(loop_, *this) {
@@ -120,8 +150,12 @@ class SimRun final : public fabric::Receiver, public Wakeable {
     }
     build_flows();
     series_.interval = s.interval;
-    series_.flow_rate_bps.resize(flows_.size());
-    series_.flow_cwnd_bytes.resize(flows_.size());
+    flow_count_ = flows_.size();
+    series_.flow_rate_bps.resize(flow_count_);
+    series_.flow_cwnd_bytes.resize(flow_count_);
+    if (s.workload.kind == "collective") {
+      start_collectives();
+    }
     next_sample_ = kEpoch + s.interval;
     tick_.arm(std::min(next_start(), next_sample_));
   }
@@ -146,7 +180,17 @@ class SimRun final : public fabric::Receiver, public Wakeable {
   SimHost& host(HostId h) { return *hosts_[region_first_[h.region] + h.index]; }
   void build_flows();
   void start(Flow& f, Instant now);
-  void after_event(QueuePair& qp, Instant now);
+  void after_event(Flow& f, bool is_sender, Instant now);
+  Flow& add_flow(const FlowSpec& spec, HostId src, HostId dst, const std::string& cc_name,
+                 const cc::CcParams& params, bool connection);
+  void start_collectives();
+  coll::AlphaBeta alpha_beta(const coll::Placement& placement) const;
+
+ public:
+  std::uint64_t send(std::uint32_t src, std::uint32_t dst, std::uint32_t channel, std::uint64_t bytes,
+                     Instant now) override;
+
+ private:
   void sample(Instant now);
   Instant next_start() const;
 
@@ -157,7 +201,13 @@ class SimRun final : public fabric::Receiver, public Wakeable {
   Timer tick_;
   std::vector<std::uint32_t> region_first_;
   std::vector<std::unique_ptr<SimHost>> hosts_;
-  std::vector<Flow> flows_;
+  std::deque<Flow> flows_;  // bulk/finite flows first, then connections as collectives open them
+  std::size_t flow_count_ = 0;
+  std::vector<HostId> rank_host_;
+  std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>, std::size_t> connection_of_;
+  std::uint64_t next_message_ = 0;
+  std::unique_ptr<CollectiveDriver> driver_;
+  LogHistogram one_way_delay_;
   // qp number -> (flow, is the sender)
   std::vector<std::pair<std::uint32_t, bool>> qp_owner_;
   SegmentPool pool_;
@@ -174,21 +224,18 @@ void SimHost::wake(Instant now) {
     on_wire_.reset();
     run_->transmit(id_, std::move(p), now);
   }
-  if (!on_wire_) {
-    for (std::size_t k = 0; k < qps_.size(); ++k) {
-      const std::size_t i = (next_ + k) % qps_.size();
-      QueuePair& qp = *qps_[i];
-      if (qp.next_wakeup() > now) {
-        continue;
-      }
-      std::optional<Segment> s = qp.poll(now);
-      if (s) {
-        next_ = i + 1;
-        Packet p = run_->packet_of(*s, id_);
-        tx_done_ = now + nic_.transmit_time(p.size_bytes);
-        on_wire_ = std::move(p);
-        break;
-      }
+  while (!on_wire_ && !ready_.empty() && std::get<0>(*ready_.begin()) <= now) {
+    const std::uint32_t slot = std::get<2>(*ready_.begin());
+    QueuePair& qp = *qps_[slot];
+    std::optional<Segment> s = qp.poll(now);
+    const Instant next = qp.next_wakeup();
+    // Due but nothing to send (a closed window) would be a loop at one instant: ask again a
+    // nanosecond later.
+    requeue(slot, !s && next <= now ? now + Duration{1} : next, now);
+    if (s) {
+      Packet p = run_->packet_of(*s, id_);
+      tx_done_ = now + nic_.transmit_time(p.size_bytes);
+      on_wire_ = std::move(p);
     }
   }
   rearm(now);
@@ -197,15 +244,11 @@ void SimHost::wake(Instant now) {
 void SimHost::rearm(Instant now) {
   if (on_wire_) {
     timer_.arm(tx_done_);
-    return;
+  } else if (ready_.empty()) {
+    timer_.cancel();
+  } else {
+    timer_.arm(std::max(std::get<0>(*ready_.begin()), now));
   }
-  Instant next = kNever;
-  for (QueuePair* qp : qps_) {
-    next = std::min(next, qp->next_wakeup());
-  }
-  // A queue pair that is due but had nothing to send (its window is closed) is asked again
-  // a nanosecond later rather than in a loop at the same instant.
-  timer_.arm(next <= now ? now + Duration{1} : next);
 }
 
 Packet SimRun::packet_of(const Segment& s, HostId from) {
@@ -249,8 +292,6 @@ void SimRun::build_flows() {
   for (const FlowSpec& spec : scenario_.workload.flows) {
     for (std::uint32_t k = 0; k < spec.count; ++k) {
       Flow f;
-      f.spec = spec;
-      f.id = static_cast<std::uint32_t>(flows_.size());
       const auto r_to = net_.region_index(spec.to);
       std::optional<HostId> fixed_dst;
       if (spec.to_host) {
@@ -263,28 +304,118 @@ void SimRun::build_flows() {
                          "a flow from " + spec.from + " to " + spec.to +
                              " would go from a host to itself (the region has one host)");
       }
-      f.cc_name = spec.cc.empty() ? scenario_.transport.cc : spec.cc;
       const cc::CcParams& params =
           spec.cc.empty() && spec.cc_params.empty() ? scenario_.transport.cc_params : spec.cc_params;
-      cc::CcContext ctx;
-      ctx.mss_bytes = scenario_.transport.config.mtu_bytes;
-      ctx.line_rate_bps = net_.region(f.src.region).nic_rate.bps;
-      auto recording = std::make_unique<RecordingCc>(cc::make_congestion_control(f.cc_name, ctx, params),
-                                                     kEpoch + spec.start);
-      f.cc = recording.get();
-      const std::uint32_t qp = kFirstQp + 2 * f.id;
-      f.sender = std::make_unique<QueuePair>(scenario_.transport.config, qp, qp + 1, std::move(recording));
-      f.receiver = std::make_unique<QueuePair>(scenario_.transport.config, qp + 1, qp,
-                                               cc::make_congestion_control("fixed", ctx, {}));
-      qp_owner_.emplace_back(f.id, true);
-      qp_owner_.emplace_back(f.id, false);
-      flows_.push_back(std::move(f));
+      add_flow(spec, f.src, f.dst, spec.cc.empty() ? scenario_.transport.cc : spec.cc, params, false);
     }
   }
-  for (Flow& f : flows_) {
-    host(f.src).add(f.sender.get());
-    host(f.dst).add(f.receiver.get());
+}
+
+Flow& SimRun::add_flow(const FlowSpec& spec, HostId src, HostId dst, const std::string& cc_name,
+                       const cc::CcParams& params, bool connection) {
+  Flow& f = flows_.emplace_back();
+  f.spec = spec;
+  f.id = static_cast<std::uint32_t>(flows_.size() - 1);
+  f.src = src;
+  f.dst = dst;
+  f.cc_name = cc_name;
+  f.connection = connection;
+  cc::CcContext ctx;
+  ctx.mss_bytes = scenario_.transport.config.mtu_bytes;
+  ctx.line_rate_bps = net_.region(src.region).nic_rate.bps;
+  auto recording =
+      std::make_unique<RecordingCc>(cc::make_congestion_control(cc_name, ctx, params), kEpoch + spec.start);
+  f.cc = recording.get();
+  const std::uint32_t qp = kFirstQp + 2 * f.id;
+  f.sender = std::make_unique<QueuePair>(scenario_.transport.config, qp, qp + 1, std::move(recording));
+  f.receiver = std::make_unique<QueuePair>(scenario_.transport.config, qp + 1, qp,
+                                           cc::make_congestion_control("fixed", ctx, {}));
+  qp_owner_.emplace_back(f.id, true);
+  qp_owner_.emplace_back(f.id, false);
+  f.sender_slot = host(src).add(f.sender.get());
+  f.receiver_slot = host(dst).add(f.receiver.get());
+  return f;
+}
+
+// Ranks are the hosts, in region order; every pair of ranks that exchanges data gets one
+// connection per channel, opened on first use and kept (as NCCL keeps its connections).
+void SimRun::start_collectives() {
+  coll::Placement placement;
+  for (std::uint32_t r = 0; r < net_.region_count(); ++r) {
+    for (std::uint32_t i = 0; i < net_.region(r).hosts; ++i) {
+      rank_host_.push_back(HostId{r, i});
+      placement.region.push_back(r);
+    }
   }
+  const WorkloadSpec& w = scenario_.workload;
+  std::vector<IterationPlan> plans(w.iterations);
+  for (std::uint32_t i = 0; i < w.iterations; ++i) {
+    IterationPlan& plan = plans[i];
+    if (w.compute.count() > 0) {
+      WorkItem compute;
+      compute.name = "compute";
+      compute.compute = w.compute;
+      plan.items.push_back(compute);
+    }
+    WorkItem op;
+    op.name = std::string(coll::op_name(w.collective.op));
+    op.is_collective = true;
+    op.collective = w.collective;
+    if (!plan.items.empty()) {
+      op.after.push_back(0);
+    }
+    plan.items.push_back(op);
+  }
+  driver_ =
+      std::make_unique<CollectiveDriver>(loop_, *this, placement, std::move(plans), alpha_beta(placement));
+}
+
+// The α-β model's parameters for this network (REFERENCES.md §5): α = the largest one-way base
+// delay between two ranks' hosts plus one full packet's transmission at the bottleneck
+// (per-message overhead), β = 1 / the smallest rate on that path.
+coll::AlphaBeta SimRun::alpha_beta(const coll::Placement& placement) const {
+  coll::AlphaBeta model;
+  Duration worst{0};
+  BitRate slowest{};
+  for (std::uint32_t a = 0; a < net_.region_count(); ++a) {
+    for (std::uint32_t b = 0; b < net_.region_count(); ++b) {
+      const bool both =
+          std::find(placement.region.begin(), placement.region.end(), a) != placement.region.end() &&
+          std::find(placement.region.begin(), placement.region.end(), b) != placement.region.end();
+      if (!both || (a == b && net_.region(a).hosts < 2)) {
+        continue;
+      }
+      const Duration d = net_.base_delay(a, b);
+      const BitRate r = net_.bottleneck_rate(a, b);
+      if (d > worst || (d == worst && (slowest.unlimited() || r.bps < slowest.bps))) {
+        worst = d;
+        slowest = r;
+      }
+    }
+  }
+  const std::uint32_t packet = scenario_.transport.config.mtu_bytes + transport::kFrameOverheadBytes;
+  model.alpha = worst + (slowest.unlimited() ? Duration{0} : slowest.transmit_time(packet));
+  model.beta_ns_per_byte = slowest.unlimited() ? 0 : 8e9 / static_cast<double>(slowest.bps);
+  return model;
+}
+
+std::uint64_t SimRun::send(std::uint32_t src, std::uint32_t dst, std::uint32_t channel, std::uint64_t bytes,
+                           Instant now) {
+  const auto key = std::make_tuple(src, dst, channel);
+  auto it = connection_of_.find(key);
+  if (it == connection_of_.end()) {
+    FlowSpec spec;
+    spec.start = now - kEpoch;
+    Flow& f = add_flow(spec, rank_host_[src], rank_host_[dst], scenario_.transport.cc,
+                       scenario_.transport.cc_params, true);
+    f.started = true;
+    it = connection_of_.emplace(key, f.id).first;
+  }
+  Flow& f = flows_[it->second];
+  const std::uint64_t id = next_message_++;
+  f.sender->post_message(now, id, bytes);
+  host(f.src).touch(f.sender_slot, now);
+  return id;
 }
 
 Instant SimRun::next_start() const {
@@ -306,7 +437,7 @@ void SimRun::start(Flow& f, Instant now) {
       f.sender->post_message(now, f.next_msg++, kBulkMessageBytes);
     }
   }
-  host(f.src).kick(now);
+  host(f.src).touch(f.sender_slot, now);
 }
 
 void SimRun::wake(Instant now) {
@@ -328,7 +459,7 @@ void SimRun::sample(Instant now) {
   }
   series_.t_ns.push_back(ns_of(now));
   const auto interval_s = static_cast<double>(series_.interval.count()) * 1e-9;
-  for (std::size_t i = 0; i < flows_.size(); ++i) {
+  for (std::size_t i = 0; i < flow_count_; ++i) {
     Flow& f = flows_[i];
     const std::uint64_t delivered = f.sender->stats().bytes_delivered;
     series_.flow_rate_bps[i].push_back(
@@ -354,6 +485,7 @@ void SimRun::receive(Instant now, Packet&& p) {
   const auto [flow, is_sender] = qp_owner_[s.dst_qp - kFirstQp];
   Flow& f = flows_[flow];
   if (s.kind == transport::SegmentKind::kData) {
+    one_way_delay_.record(ns_of(now - s.sent));
     s.ce = p.ce_marked || p.headers.ecn == gw::Ecn::kCe;
     if (s.ce) {
       ++f.marks_ce;
@@ -367,28 +499,31 @@ void SimRun::receive(Instant now, Packet&& p) {
   }
   QueuePair& qp = is_sender ? *f.sender : *f.receiver;
   qp.on_segment(now, s);
-  after_event(qp, now);
-  host(is_sender ? f.src : f.dst).kick(now);
+  after_event(f, is_sender, now);
+  if (is_sender) {
+    host(f.src).touch(f.sender_slot, now);
+  } else {
+    host(f.dst).touch(f.receiver_slot, now);
+  }
 }
 
-void SimRun::after_event(QueuePair& qp, Instant now) {
+void SimRun::after_event(Flow& f, bool is_sender, Instant now) {
+  QueuePair& qp = is_sender ? *f.sender : *f.receiver;
   const std::vector<transport::Completion> done = qp.completions();
   qp.clear_completions();
   for (const transport::Completion& c : done) {
-    if (c.kind != transport::CompletionKind::kSent) {
-      continue;
-    }
-    // Completions of the sender: keep bulk flows supplied; time finite ones.
-    for (Flow& f : flows_) {
-      if (f.sender.get() != &qp) {
-        continue;
+    if (f.connection) {
+      // A collective's step is done when its message has arrived whole.
+      if (c.kind == transport::CompletionKind::kReceived) {
+        driver_->delivered(c.msg_id, now);
       }
+    } else if (c.kind == transport::CompletionKind::kSent) {
+      // Keep bulk flows supplied; time finite ones.
       if (f.spec.bytes > 0) {
         f.completion = c.completed - (kEpoch + f.spec.start);
       } else {
         f.sender->post_message(now, f.next_msg++, kBulkMessageBytes);
       }
-      break;
     }
   }
 }
@@ -400,16 +535,35 @@ void SimRun::dropped(Instant /*now*/, Packet&& p, DropCause cause, const std::st
 
 SimResult SimRun::run() {
   const Instant end = kEpoch + scenario_.workload.duration;
-  loop_.run_until(end);
+  bool completed = true;
+  if (driver_) {
+    // Until the iterations are done; the duration is a limit.
+    driver_->start(loop_.now());
+    while (!driver_->done() && loop_.next_event_time() <= end) {
+      loop_.step();
+    }
+    completed = driver_->done();
+  } else {
+    loop_.run_until(end);
+  }
+  const Instant stop = driver_ ? loop_.now() : end;
   SimResult r;
+  r.completed = completed;
   r.scenario = scenario_.name;
   r.scenario_file = scenario_.file;
   r.seed = scenario_.seed;
-  r.duration = scenario_.workload.duration;
+  r.duration = stop - kEpoch;
   r.events = loop_.events_run();
   r.scenario_json = scenario_.source;
   std::vector<double> bulk_goodputs;
   for (Flow& f : flows_) {
+    const transport::QpStats& totals = f.sender->stats();
+    r.transport.packets_sent += totals.data_packets_sent;
+    r.transport.retransmits += totals.retransmitted_packets;
+    r.transport.timeouts += totals.timeouts;
+    if (f.connection) {
+      continue;
+    }
     FlowResult fr;
     fr.id = f.id;
     fr.from = net_.region(f.src.region).name + "/" + std::to_string(f.src.index);
@@ -425,11 +579,10 @@ SimResult SimRun::run() {
     fr.marks_ce = f.marks_ce;
     fr.cnps = f.cc->cnps();
     fr.rtt_ns = f.cc->rtt().summary();
-    fr.mean_cwnd_bytes = f.cc->mean_cwnd(end);
-    fr.mean_pacing_rate_bps = f.cc->mean_rate(end);
+    fr.mean_cwnd_bytes = f.cc->mean_cwnd(stop);
+    fr.mean_pacing_rate_bps = f.cc->mean_rate(stop);
     fr.completion = f.completion;
-    const Duration active =
-        f.completion.count() >= 0 ? f.completion : scenario_.workload.duration - f.spec.start;
+    const Duration active = f.completion.count() >= 0 ? f.completion : (stop - kEpoch) - f.spec.start;
     if (active.count() > 0) {
       fr.goodput_bps = static_cast<std::uint64_t>(static_cast<long double>(st.bytes_delivered) * 8e9L /
                                                   static_cast<long double>(active.count()));
@@ -463,6 +616,34 @@ SimResult SimRun::run() {
     r.hops.push_back(std::move(hr));
   }
   accounting_.in_flight_at_end = net_.in_flight();
+  r.one_way_delay_ns = one_way_delay_.summary();
+  if (driver_) {
+    for (const OpRecord& op : driver_->ops()) {
+      CollectiveOpResult c;
+      c.name = op.name;
+      c.op = std::string(coll::op_name(op.spec.op));
+      c.algorithm = std::string(coll::algorithm_name(op.spec.algorithm));
+      c.bytes = op.spec.bytes;
+      c.ranks = op.ranks;
+      c.channels = op.spec.channels;
+      c.iteration = op.iteration;
+      c.start_ns = ns_of(op.start);
+      c.end_ns = op.end >= op.start ? ns_of(op.end) : -1;
+      c.predicted_ns = ns_of(op.predicted);
+      c.busbw_factor = coll::busbw_factor(op.spec.op, op.ranks);
+      r.collectives.push_back(c);
+    }
+    for (const IterationRecord& it : driver_->iterations()) {
+      IterationResult i;
+      i.index = it.index;
+      i.start_ns = ns_of(it.start);
+      i.end_ns = it.end >= it.start ? ns_of(it.end) : -1;
+      i.compute_ns = ns_of(it.compute);
+      i.exposed_comm_ns =
+          i.end_ns >= 0 ? std::max<std::int64_t>(0, i.end_ns - i.start_ns - i.compute_ns) : -1;
+      r.iterations.push_back(i);
+    }
+  }
   r.accounting = accounting_;
   r.series = std::move(series_);
   return r;

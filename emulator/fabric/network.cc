@@ -110,6 +110,9 @@ class Network::Hop final : public Wakeable {
     if (d.rate) {
       stats.rate = d.rate->rate;
     }
+    if (d.delay) {
+      base_delay = d.delay->delay;
+    }
   }
 
   void push(Packet&& p, Instant now) {
@@ -141,6 +144,7 @@ class Network::Hop final : public Wakeable {
   HopStats stats;
   std::uint32_t from_region;
   std::uint32_t to_region;
+  Duration base_delay{0};
   std::uint64_t in = 0;
   std::uint64_t out = 0;
 };
@@ -351,6 +355,31 @@ std::vector<std::string> Network::route_names(std::uint32_t from, std::uint32_t 
   }
   names.push_back(hops_[downlink_[to]]->stats.name);
   return names;
+}
+
+Duration Network::base_delay(std::uint32_t from, std::uint32_t to) const {
+  Duration total{0};
+  for (const std::string& name : route_names(from, to)) {
+    for (const auto& h : hops_) {
+      if (h->stats.name == name) {
+        total += h->base_delay;
+      }
+    }
+  }
+  return total;
+}
+
+BitRate Network::bottleneck_rate(std::uint32_t from, std::uint32_t to) const {
+  BitRate slowest = std::min(spec_.regions[from].nic_rate, spec_.regions[to].nic_rate,
+                             [](BitRate a, BitRate b) { return a.bps < b.bps; });
+  for (const std::string& name : route_names(from, to)) {
+    for (const auto& h : hops_) {
+      if (h->stats.name == name && !h->stats.rate.unlimited() && h->stats.rate.bps < slowest.bps) {
+        slowest = h->stats.rate;
+      }
+    }
+  }
+  return slowest;
 }
 
 std::vector<HopStats> Network::hop_stats() const {

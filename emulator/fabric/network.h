@@ -112,6 +112,10 @@ class Network {
 
   // Hop names of the route from one region to another, in order (for reports).
   std::vector<std::string> route_names(std::uint32_t from, std::uint32_t to) const;
+  // The route's one-way delay without queueing or jitter (the base delays of its hops), and
+  // its slowest rate (the NICs included), for models such as α-β.
+  Duration base_delay(std::uint32_t from, std::uint32_t to) const;
+  BitRate bottleneck_rate(std::uint32_t from, std::uint32_t to) const;
   // Every hop's statistics (counters refreshed on each call).
   std::vector<HopStats> hop_stats() const;
   // Bytes queued now at each hop's bottleneck, in hop_stats() order.

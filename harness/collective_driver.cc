@@ -1,0 +1,159 @@
+#include "harness/collective_driver.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace gw {
+
+CollectiveDriver::CollectiveDriver(EventLoop& loop, MessageService& net, coll::Placement placement,
+                                   std::vector<IterationPlan> plans, coll::AlphaBeta model)
+    : loop_(&loop),
+      net_(&net),
+      placement_(std::move(placement)),
+      plans_(std::move(plans)),
+      model_(model),
+      timer_(loop, *this) {
+  // Build every schedule once up front so that an impossible op fails before the run.
+  for (const IterationPlan& plan : plans_) {
+    for (const WorkItem& item : plan.items) {
+      if (item.is_collective) {
+        (void)coll::build_schedule(item.collective, placement_);
+      }
+    }
+  }
+}
+
+void CollectiveDriver::start(Instant now) {
+  begin_iteration(now);
+}
+
+void CollectiveDriver::begin_iteration(Instant now) {
+  if (done()) {
+    return;
+  }
+  const IterationPlan& plan = plans_[iteration_];
+  IterationRecord rec;
+  rec.index = static_cast<std::uint32_t>(iteration_);
+  rec.start = now;
+  iterations_.push_back(rec);
+  item_waiting_.assign(plan.items.size(), 0);
+  items_done_ = 0;
+  for (std::size_t i = 0; i < plan.items.size(); ++i) {
+    item_waiting_[i] = static_cast<std::uint32_t>(plan.items[i].after.size());
+  }
+  for (std::size_t i = 0; i < plan.items.size(); ++i) {
+    if (item_waiting_[i] == 0) {
+      start_item(static_cast<std::uint32_t>(i), now);
+    }
+  }
+  if (plan.items.empty()) {
+    iterations_.back().end = now;
+    ++iteration_;
+    begin_iteration(now);
+  }
+}
+
+void CollectiveDriver::start_item(std::uint32_t item, Instant now) {
+  const WorkItem& w = plans_[iteration_].items[item];
+  if (!w.is_collective) {
+    iterations_.back().compute += w.compute;
+    computing_.emplace_back(now + w.compute, item);
+    std::sort(computing_.begin(), computing_.end(), [](const auto& a, const auto& b) {
+      return a.first != b.first ? a.first > b.first : a.second > b.second;
+    });
+    timer_.arm(computing_.back().first);
+    return;
+  }
+  RunningOp op;
+  op.item = item;
+  op.schedule = coll::build_schedule(w.collective, placement_);
+  const std::size_t n = op.schedule.steps.size();
+  op.waiting.resize(n);
+  op.dependents.resize(n);
+  for (std::size_t s = 0; s < n; ++s) {
+    const coll::Step& step = op.schedule.steps[s];
+    op.waiting[s] = static_cast<std::uint32_t>(step.after.size());
+    for (const std::uint32_t d : step.after) {
+      op.dependents[d].push_back(static_cast<std::uint32_t>(s));
+    }
+  }
+  OpRecord rec;
+  rec.name = w.name;
+  rec.spec = w.collective;
+  rec.spec.send_matrix.clear();  // not kept per instance
+  rec.ranks = op.schedule.ranks;
+  rec.iteration = static_cast<std::uint32_t>(iteration_);
+  rec.start = now;
+  rec.predicted = coll::predicted_time(w.collective, op.schedule.ranks, model_);
+  op.record = ops_.size();
+  ops_.push_back(rec);
+  running_.push_back(std::move(op));
+  const auto index = static_cast<std::uint32_t>(running_.size() - 1);
+  if (n == 0) {
+    ops_.back().end = now;
+    finish_item(item, now);
+    return;
+  }
+  for (std::size_t s = 0; s < n; ++s) {
+    if (running_[index].waiting[s] == 0) {
+      launch(index, static_cast<std::uint32_t>(s), now);
+    }
+  }
+}
+
+void CollectiveDriver::launch(std::uint32_t op, std::uint32_t step, Instant now) {
+  const coll::Step& s = running_[op].schedule.steps[step];
+  const std::uint64_t id = net_->send(s.src, s.dst, s.channel, s.bytes, now);
+  if (id >= messages_.size()) {
+    messages_.resize(id + 1);
+  }
+  messages_[id] = MessageRef{op, step};
+}
+
+void CollectiveDriver::delivered(std::uint64_t message, Instant now) {
+  if (message >= messages_.size()) {
+    throw std::logic_error("collective driver: a message it never sent");
+  }
+  const MessageRef ref = messages_[message];
+  RunningOp& op = running_[ref.op];
+  ++op.steps_done;
+  for (const std::uint32_t next : op.dependents[ref.step]) {
+    if (--op.waiting[next] == 0) {
+      launch(ref.op, next, now);
+    }
+  }
+  if (op.steps_done == op.schedule.steps.size()) {
+    ops_[op.record].end = now;
+    finish_item(op.item, now);
+  }
+}
+
+void CollectiveDriver::wake(Instant now) {
+  while (!computing_.empty() && computing_.back().first <= now) {
+    const std::uint32_t item = computing_.back().second;
+    computing_.pop_back();
+    finish_item(item, now);
+  }
+  if (!computing_.empty()) {
+    timer_.arm(computing_.back().first);
+  }
+}
+
+void CollectiveDriver::finish_item(std::uint32_t item, Instant now) {
+  const IterationPlan& plan = plans_[iteration_];
+  ++items_done_;
+  for (std::size_t i = 0; i < plan.items.size(); ++i) {
+    const auto& after = plan.items[i].after;
+    if (std::find(after.begin(), after.end(), item) != after.end() && --item_waiting_[i] == 0) {
+      start_item(static_cast<std::uint32_t>(i), now);
+    }
+  }
+  if (items_done_ == plan.items.size()) {
+    iterations_.back().end = now;
+    running_.clear();
+    ++iteration_;
+    begin_iteration(now);
+  }
+}
+
+}  // namespace gw

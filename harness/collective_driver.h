@@ -1,0 +1,111 @@
+// Runs collective workloads in the simulator: each iteration is a small graph of compute phases
+// and collective operations (generators/collectives schedules); every step of a schedule is one
+// message on a connection between two ranks' hosts, carried by the transport. The driver owns
+// no network: it asks a MessageService to send and hears back when a message has arrived.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/event_loop.h"
+#include "generators/collectives/collective.h"
+
+namespace gw {
+
+class MessageService {
+ public:
+  virtual ~MessageService() = default;
+  // Sends `bytes` from rank `src` to rank `dst` on channel `channel`'s connection; returns
+  // the message's id (0, 1, 2, ... in the order of the calls), later passed to
+  // CollectiveDriver::delivered.
+  virtual std::uint64_t send(std::uint32_t src, std::uint32_t dst, std::uint32_t channel, std::uint64_t bytes,
+                             Instant now) = 0;
+};
+
+// One item of an iteration: a compute phase (all ranks busy for `compute`) or a collective.
+// An item starts when every item in `after` (indices into the iteration) has finished.
+struct WorkItem {
+  std::string name;
+  Duration compute{0};  // > 0: a compute phase
+  bool is_collective = false;
+  coll::CollectiveSpec collective;
+  std::vector<std::uint32_t> after;
+};
+
+struct IterationPlan {
+  std::vector<WorkItem> items;
+};
+
+struct OpRecord {
+  std::string name;
+  coll::CollectiveSpec spec;
+  std::uint32_t ranks = 0;
+  std::uint32_t iteration = 0;
+  Instant start{};
+  Instant end{};
+  Duration predicted{0};
+};
+
+struct IterationRecord {
+  std::uint32_t index = 0;
+  Instant start{};
+  Instant end{};
+  Duration compute{0};  // GPU busy: the compute phases, which run one after another
+};
+
+class CollectiveDriver final : public Wakeable {
+ public:
+  // `plans`: one per iteration, run one after another. Throws coll::CollectiveError (from
+  // build_schedule) when an op cannot run on these ranks.
+  CollectiveDriver(EventLoop& loop, MessageService& net, coll::Placement placement,
+                   std::vector<IterationPlan> plans, coll::AlphaBeta model);
+
+  void start(Instant now);
+  // A message sent through the MessageService has fully arrived.
+  void delivered(std::uint64_t message, Instant now);
+  void wake(Instant now) override;  // compute phases ending
+
+  bool done() const { return iteration_ >= plans_.size(); }
+  const std::vector<OpRecord>& ops() const { return ops_; }
+  const std::vector<IterationRecord>& iterations() const { return iterations_; }
+
+ private:
+  struct RunningOp {
+    std::uint32_t item = 0;
+    std::size_t record = 0;
+    coll::Schedule schedule;
+    std::vector<std::uint32_t> waiting;                  // per step: deps not yet done
+    std::vector<std::vector<std::uint32_t>> dependents;  // per step
+    std::size_t steps_done = 0;
+  };
+  struct MessageRef {
+    std::uint32_t op = 0;  // index into running_
+    std::uint32_t step = 0;
+  };
+
+  void begin_iteration(Instant now);
+  void start_item(std::uint32_t item, Instant now);
+  void finish_item(std::uint32_t item, Instant now);
+  void launch(std::uint32_t op, std::uint32_t step, Instant now);
+
+  EventLoop* loop_;
+  MessageService* net_;
+  coll::Placement placement_;
+  std::vector<IterationPlan> plans_;
+  coll::AlphaBeta model_;
+  Timer timer_;
+  std::size_t iteration_ = 0;
+  std::vector<std::uint32_t> item_waiting_;  // per item of the current iteration
+  std::size_t items_done_ = 0;
+  std::vector<std::pair<Instant, std::uint32_t>> computing_;  // (end, item)
+  std::vector<RunningOp> running_;
+  std::vector<MessageRef> messages_;  // by message id (the service numbers them 0, 1, ...)
+  std::vector<OpRecord> ops_;
+  std::vector<IterationRecord> iterations_;
+};
+
+}  // namespace gw
