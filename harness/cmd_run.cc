@@ -14,6 +14,8 @@
 #include "harness/commands.h"
 #include "harness/scenario.h"
 #include "harness/sim_runner.h"
+#include "reports/report.h"
+#include "reports/writers.h"
 
 namespace gw {
 
@@ -96,11 +98,26 @@ void print_summary(const SimResult& r, std::ostream& os) {
      << "\n";
 }
 
+void print_checks(const nlohmann::json& report, std::ostream& os) {
+  const auto& checks = report.at("checks");
+  os << "\nchecks: " << report.value("verdict", "?") << "\n";
+  for (const auto& c : checks) {
+    os << "  " << (c.value("passed", false) ? "PASS " : "FAIL ") << c.value("name", "") << ": measured "
+       << c.at("measured").dump() << ", limit " << c.at("limit").dump();
+    if (!c.value("passed", false)) {
+      os << " (" << c.value("reason", "") << ")";
+    }
+    os << "\n";
+  }
+}
+
 }  // namespace
 
 int cmd_run(const Args& args) {
   po::options_description opts(
-      "gradwall run SCENARIO.json [options]\n\nRuns a scenario and writes DIR/result.json.\nOptions");
+      "gradwall run SCENARIO.json [options]\n\nRuns a scenario and writes DIR/result.json and the reports "
+      "(report.json, report.html,\njunit.xml, summary.md, nccl.txt). Exit 0 when every check passes, 1 when "
+      "one fails.\nOptions");
   std::string out = "gradwall-out";
   std::string mode = "sim";
   opts.add_options()("help,h", "this help")("out", po::value<std::string>(&out)->default_value(out),
@@ -133,10 +150,29 @@ int cmd_run(const Args& args) {
   const auto wall_start = std::chrono::steady_clock::now();
   const SimResult result = run_sim(scenario);
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
-  write_atomically(fs::path(out) / "result.json", to_json(result).dump(1) + "\n");
+  const nlohmann::json result_json = to_json(result);
+  const fs::path result_path = fs::path(out) / "result.json";
+  write_atomically(result_path, result_json.dump(1) + "\n");
+  // The reports are computed from result.json alone (reports/), and always written for what
+  // was measured, pass or fail.
+  const nlohmann::json report = reports::build_report(result_json, result_path.string());
+  std::vector<std::string> written{result_path.string()};
+  for (const reports::ReportFormat& f : reports::report_formats()) {
+    const fs::path path = fs::path(out) / std::string(f.file_name);
+    write_atomically(path, f.write(report, result_json));
+    written.push_back(path.string());
+  }
   if (!vm.count("quiet")) {
     print_summary(result, std::cout);
-    std::cout << "\nwrote " << (fs::path(out) / "result.json").string() << "\n";
+    if (!result.collectives.empty()) {
+      std::cout << "\n" << reports::nccl_table(report);
+    }
+    print_checks(report, std::cout);
+    std::cout << "\nwrote";
+    for (const std::string& w : written) {
+      std::cout << " " << w;
+    }
+    std::cout << "\n";
   }
   std::cerr << "simulated in " << std::fixed << std::setprecision(2) << wall_s << " s wall ("
             << std::setprecision(2) << static_cast<double>(result.events) / wall_s / 1e6 << " M events/s)\n";
@@ -144,7 +180,11 @@ int cmd_run(const Args& args) {
     std::cerr << "error: packet accounting does not balance (see accounting in result.json)\n";
     return kExitCheckFailed;
   }
-  return kExitOk;
+  if (!result.completed) {
+    std::cerr << "error: the workload did not finish within workload.duration ("
+              << ms(ns_of(scenario.workload.duration)) << " ms)\n";
+  }
+  return report.value("verdict", "fail") == "pass" && result.completed ? kExitOk : kExitCheckFailed;
 }
 
 }  // namespace gw

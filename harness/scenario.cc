@@ -1,5 +1,7 @@
 #include "harness/scenario.h"
 
+#include "reports/report.h"
+
 #include <filesystem>
 #include <tuple>
 
@@ -382,7 +384,20 @@ Scenario parse_scenario(const nlohmann::json& doc, const std::string& file) {
     }
   }
   if (const auto t = r.optional_object("thresholds")) {
+    const auto& known = reports::known_threshold_names();
     for (const auto& [name, value] : t->raw().items()) {
+      if (!known.contains(name)) {
+        std::string names;
+        for (const std::string& k : known) {
+          names += (names.empty() ? "" : ", ") + k;
+        }
+        t->fail(name, "unknown threshold (known: " + names + ")");
+      }
+      if (value.is_boolean()) {
+        t->allow(name);
+        s.thresholds[name] = value.get<bool>() ? 1 : 0;
+        continue;
+      }
       s.thresholds[name] = t->number(name, -1e18, 1e18);
     }
   }

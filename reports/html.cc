@@ -1,0 +1,307 @@
+#include "reports/html.h"
+
+#include <algorithm>
+#include <map>
+#include <sstream>
+
+#include "reports/compare.h"
+#include "reports/svg.h"
+#include "reports/text.h"
+
+namespace gw::reports {
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* kStyle = R"(<style>
+body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222;max-width:1100px}
+h1{font-size:22px}h2{font-size:18px;margin-top:28px;border-bottom:1px solid #ddd}
+table{border-collapse:collapse;margin:8px 0}td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}
+th{background:#f3f3f3}td.l,th.l{text-align:left}
+.pass{color:#fff;background:#2a7d2a;padding:2px 10px;border-radius:4px}
+.fail{color:#fff;background:#b22222;padding:2px 10px;border-radius:4px}
+tr.bad td{background:#fde8e8}
+svg.chart text{font-size:11px;fill:#333}svg.chart .ct{font-size:13px;font-weight:600}
+svg.chart .yt{text-anchor:end}svg.chart .xt,svg.chart .xl,svg.chart .yl{text-anchor:middle}
+svg.chart .grid{stroke:#eee}svg.chart .plot{fill:none;stroke:#999}
+</style>)";
+
+std::string esc(const json& v) {
+  return xml_escape(v.is_string() ? v.get<std::string>() : v.dump());
+}
+
+std::string head(const std::string& title) {
+  return "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>" + xml_escape(title) +
+         "</title>" + kStyle + "</head><body>\n";
+}
+
+std::string verdict_badge(const json& report) {
+  const bool pass = report["verdict"] == "pass";
+  return std::string("<span class=\"") + (pass ? "pass\">PASS" : "fail\">FAIL") + "</span>";
+}
+
+void checks_table(std::ostringstream& os, const json& report) {
+  os << "<h2>Checks</h2><table><tr><th class=\"l\">check</th><th>result</th><th>measured</th><th>limit</th>"
+        "<th class=\"l\">reason</th></tr>\n";
+  for (const json& c : report["checks"]) {
+    const bool ok = c["passed"].get<bool>();
+    os << "<tr" << (ok ? "" : " class=\"bad\"") << "><td class=\"l\">" << esc(c["name"]) << "</td><td>"
+       << (ok ? "pass" : "FAIL") << "</td><td>" << value_text(c["measured"]) << "</td><td>"
+       << value_text(c["limit"]) << "</td><td class=\"l\">" << esc(c["reason"]) << "</td></tr>\n";
+  }
+  os << "</table>\n";
+}
+
+std::string key_of(const json& c) {
+  return c["op"].get<std::string>() + "/" + c.value("algorithm", std::string()) + "/" +
+         std::to_string(c["bytes"].get<std::uint64_t>()) + "/" +
+         std::to_string(c["ranks"].get<std::int64_t>());
+}
+
+// The CDF of each op kind's CCT, from the result's collectives (report.json has percentiles only).
+std::string cct_cdf(const json& result) {
+  std::map<std::string, std::vector<double>> by_key;
+  for (const json& c : result.value("collectives", json::array())) {
+    by_key[key_of(c)].push_back(c["end_ns"].get<double>() - c["start_ns"].get<double>());
+  }
+  std::vector<Line> lines;
+  for (auto& [key, v] : by_key) {
+    std::sort(v.begin(), v.end());
+    Line l{key, {}, {}};
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      l.x.push_back(v[i] / 1e6);
+      l.y.push_back(static_cast<double>(i + 1) / static_cast<double>(v.size()));
+    }
+    lines.push_back(std::move(l));
+  }
+  const auto ms = [](double v) { return value_text(v) + " ms"; };
+  return svg_line_chart({"CCT CDF per op", "collective completion time", "fraction", ms,
+                         [](double v) { return value_text(v); }},
+                        lines, true);
+}
+
+void collectives(std::ostringstream& os, const json& report, const json& result) {
+  const json& ops = report["collectives"]["ops"];
+  if (ops.empty()) {
+    return;
+  }
+  os << "<h2>Collectives</h2><table><tr><th class=\"l\">op</th><th class=\"l\">algorithm</th><th>size</th>"
+        "<th>ranks</th><th>count</th><th>p50</th><th>p90</th><th>p99</th><th>p99.9</th><th>max</th>"
+        "<th>algbw GB/s</th><th>busbw GB/s</th><th>predicted</th><th>measured/predicted</th></tr>\n";
+  for (const json& op : ops) {
+    const json& c = op["cct_ns"];
+    os << "<tr><td class=\"l\">" << esc(op["op"]) << "</td><td class=\"l\">" << esc(op["algorithm"])
+       << "</td><td>" << bytes_text(op["bytes"].get<double>()) << "</td><td>" << op["ranks"] << "</td><td>"
+       << op["count"] << "</td>";
+    for (const char* q : {"p50", "p90", "p99", "p999", "max"}) {
+      os << "<td>" << duration_text(c[q].get<double>()) << "</td>";
+    }
+    os << "<td>" << fixed(op["algbw_GBps"], 2) << "</td><td>" << fixed(op["busbw_GBps"], 2) << "</td><td>"
+       << (op["predicted_ns"].is_null() ? "-" : duration_text(op["predicted_ns"].get<double>()))
+       << "</td><td>" << fixed(op["measured_over_predicted"], 2) << "</td></tr>\n";
+  }
+  os << "</table><p>algbw = size / median CCT (GB = 1e9 B); busbw = algbw &times; the op's bus factor.</p>\n"
+     << cct_cdf(result);
+}
+
+void gpu(std::ostringstream& os, const json& report) {
+  const json& g = report["gpu"];
+  if (g.is_null()) {
+    return;
+  }
+  const json& t = g["totals"];
+  os << "<h2>GPU idle</h2><ul><li>iterations: " << t["iterations"] << ", mean "
+     << duration_text(t["mean_iteration_ns"].get<double>())
+     << "</li><li>GPU idle fraction (exposed / iteration): " << fixed(t["gpu_idle_fraction"], 3)
+     << "</li><li>slowdown vs unimpaired: "
+     << (g["slowdown_vs_ideal"].is_null() ? "n/a (" + esc(g["slowdown_reason"]) + ")"
+                                          : fixed(g["slowdown_vs_ideal"], 3))
+     << "</li>";
+  if (const json& c = g["cost"]; !c.is_null()) {
+    os << "<li>idle cost per iteration: $" << fixed(c["per_iteration"]["usd"], 2) << " ("
+       << fixed(c["per_iteration"]["energy_kwh"], 3) << " kWh)</li><li>over " << value_text(c["run_hours"])
+       << " h: " << fixed(c["run"]["idle_gpu_hours"], 0) << " idle GPU-hours, $" << fixed(c["run"]["usd"], 0)
+       << ", " << fixed(c["run"]["energy_kwh"], 0) << " kWh</li>";
+  } else {
+    os << "<li>cost: n/a (" << esc(g["cost_reason"]) << ")</li>";
+  }
+  os << "</ul>\n";
+  constexpr std::size_t kMaxBars = 200;
+  std::vector<Bar> bars;
+  for (const json& it : g["iterations"]) {
+    if (bars.size() == kMaxBars) {
+      break;
+    }
+    const double compute = it["compute_ns"].get<double>() / 1e6;
+    const double exposed = it["exposed_comm_ns"].get<double>() / 1e6;
+    const double other = std::max(0.0, it["length_ns"].get<double>() / 1e6 - compute - exposed);
+    bars.push_back({std::to_string(it["index"].get<std::int64_t>()), {compute, exposed, other}});
+  }
+  os << svg_stacked_bars(
+      {"Per iteration: compute vs exposed communication", "iteration", "time",
+       [](double v) { return value_text(v); }, [](double v) { return value_text(v) + " ms"; }},
+      {"compute", "exposed comm", "other"}, bars);
+}
+
+void packets(std::ostringstream& os, const json& report) {
+  const json& p = report["packets"];
+  os << "<h2>Packets</h2><table><tr><th class=\"l\">one-way delay</th><th>p50</th><th>p90</th><th>p99</th>"
+        "<th>p99.9</th><th>max</th></tr><tr><td class=\"l\">all packets</td>";
+  for (const char* q : {"p50", "p90", "p99", "p999", "max"}) {
+    os << "<td>"
+       << (p["one_way_delay_ns"].is_null() ? "-" : duration_text(p["one_way_delay_ns"][q].get<double>()))
+       << "</td>";
+  }
+  os << "</tr></table><p>sent " << p["packets_sent"] << ", retransmitted " << p["retransmits"] << " ("
+     << fixed(p["retransmit_fraction"], 5) << "), timeouts " << p["timeouts"] << ", CE marks "
+     << p["marked_ce"] << ", dropped " << p["dropped"];
+  for (const auto& [cause, n] : p["dropped_by_cause"].items()) {
+    os << "; " << xml_escape(cause) << " " << n;
+  }
+  os << "</p>\n";
+}
+
+std::vector<double> as_vector(const json& a, double scale) {
+  std::vector<double> v;
+  for (const json& x : a) {
+    v.push_back(x.get<double>() * scale);
+  }
+  return v;
+}
+
+void series(std::ostringstream& os, const json& result) {
+  const json s = result.value("series", json::object());
+  if (!s.contains("t_ns") || s["t_ns"].empty()) {
+    return;
+  }
+  const std::vector<double> t = as_vector(s["t_ns"], 1e-9);
+  const auto secs = [](double v) { return value_text(v) + " s"; };
+  std::vector<Line> rates;
+  for (const json& f : s.value("flows", json::array())) {
+    rates.push_back({"flow " + f["flow"].dump(), t, as_vector(f["rate_bps"], 1e-9)});
+  }
+  std::vector<Line> queues;
+  for (const json& h : s.value("hops", json::array())) {
+    queues.push_back({h["hop"].get<std::string>(), t, as_vector(h["queue_bytes"], 1.0 / 1024)});
+  }
+  os << "<h2>Over time</h2>\n";
+  if (!rates.empty()) {
+    os << svg_line_chart(
+        {"Throughput per flow", "time", "Gbit/s", secs, [](double v) { return value_text(v); }}, rates);
+  }
+  if (!queues.empty()) {
+    os << svg_line_chart({"Queue depth per hop", "time", "KiB", secs, [](double v) { return value_text(v); }},
+                         queues);
+  }
+}
+
+void flows_and_paths(std::ostringstream& os, const json& report) {
+  const json& flows = report["flows"]["flows"];
+  if (!flows.empty()) {
+    os << "<h2>Flows</h2><p>Jain fairness (bulk flows): " << fixed(report["flows"]["jain_fairness"], 3)
+       << "</p><table><tr><th>id</th><th class=\"l\">from</th><th class=\"l\">to</th><th class=\"l\">cc</th>"
+          "<th>goodput</th><th>RTT p50</th><th>RTT p99</th><th>sent</th><th>retransmits</th><th>timeouts</th>"
+          "<th>completion</th></tr>\n";
+    for (const json& f : flows) {
+      os << "<tr><td>" << f["id"] << "</td><td class=\"l\">" << esc(f["from"]) << "</td><td class=\"l\">"
+         << esc(f["to"]) << "</td><td class=\"l\">" << esc(f["cc"]) << "</td><td>"
+         << rate_text(f["goodput_bps"].get<double>()) << "</td><td>"
+         << duration_text(f["rtt_ns"]["p50"].get<double>()) << "</td><td>"
+         << duration_text(f["rtt_ns"]["p99"].get<double>()) << "</td><td>" << f["packets_sent"] << "</td><td>"
+         << f["retransmits"] << "</td><td>" << f["timeouts"] << "</td><td>"
+         << (f["completion_ns"].is_null() ? "-" : duration_text(f["completion_ns"].get<double>()))
+         << "</td></tr>\n";
+    }
+    os << "</table>\n";
+  }
+  os << "<h2>Paths</h2><table><tr><th class=\"l\">hop</th><th>packets "
+        "in</th><th>delivered</th><th>dropped</th>"
+        "<th>CE marked</th><th>queue p50</th><th>queue p99</th><th>queue max</th><th>queue delay "
+        "p99</th></tr>\n";
+  for (const json& p : report["paths"]) {
+    os << "<tr><td class=\"l\">" << esc(p["name"]) << "</td><td>" << p["packets_in"] << "</td><td>"
+       << p["delivered"] << "</td><td>" << p["dropped"] << "</td><td>" << p["marked_ce"] << "</td>";
+    for (const char* q : {"p50", "p99", "max"}) {
+      os << "<td>" << bytes_text(p["queue_bytes"][q].get<double>()) << "</td>";
+    }
+    os << "<td>" << duration_text(p["queue_delay_ns"]["p99"].get<double>()) << "</td></tr>\n";
+  }
+  os << "</table>\n";
+}
+
+std::string run_label(const json& report) {
+  return report["run"]["scenario"].get<std::string>() + " seed " + report["run"]["seed"].dump();
+}
+
+}  // namespace
+
+std::string write_html(const json& report, const json& result) {
+  std::ostringstream os;
+  const std::string name = report["run"]["scenario"].get<std::string>();
+  os << head("gradwall: " + name) << "<h1>gradwall: " << xml_escape(name) << " " << verdict_badge(report)
+     << "</h1><p>" << xml_escape(report["run"]["mode"].get<std::string>()) << " run, seed "
+     << report["run"]["seed"] << ", " << duration_text(report["run"]["duration_ns"].get<double>())
+     << " simulated; result " << esc(report["run"]["result_file"]) << "</p>\n";
+  checks_table(os, report);
+  collectives(os, report, result);
+  gpu(os, report);
+  packets(os, report);
+  series(os, result);
+  flows_and_paths(os, report);
+  os << "</body></html>\n";
+  return os.str();
+}
+
+std::string write_html_compare(const std::vector<json>& reports, const std::vector<std::string>& labels,
+                               double tolerance_pct) {
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i < reports.size(); ++i) {
+    names.push_back(i < labels.size() ? labels[i] : run_label(reports[i]));
+  }
+  std::ostringstream os;
+  os << head("gradwall: comparison") << "<h1>gradwall: comparison of " << reports.size() << " runs</h1>\n";
+  os << "<h2>Runs</h2><table><tr><th class=\"l\">run</th><th>verdict</th><th>failed checks</th></tr>\n";
+  for (std::size_t i = 0; i < reports.size(); ++i) {
+    std::size_t failed = 0;
+    for (const json& c : reports[i]["checks"]) {
+      failed += c["passed"].get<bool>() ? 0 : 1;
+    }
+    os << "<tr><td class=\"l\">" << xml_escape(names[i]) << "</td><td>" << verdict_badge(reports[i])
+       << "</td><td>" << failed << "</td></tr>\n";
+  }
+  os << "</table>\n";
+  // Bars: each op kind's p99 CCT and the GPU idle fraction, per run.
+  std::map<std::string, std::vector<Bar>> charts;
+  for (std::size_t i = 0; i < reports.size(); ++i) {
+    for (const Metric& m : comparable_metrics(reports[i])) {
+      if (m.name.rfind("cct_p99_ns", 0) == 0 || m.name == "gpu_idle_fraction") {
+        charts[m.name].push_back({names[i], {m.name == "gpu_idle_fraction" ? m.value : m.value / 1e6}});
+      }
+    }
+  }
+  for (const auto& [metric, bars] : charts) {
+    const bool idle = metric == "gpu_idle_fraction";
+    os << svg_stacked_bars({metric, "run", idle ? "fraction" : "ms", [](double v) { return value_text(v); },
+                            [](double v) { return value_text(v); }},
+                           {idle ? "idle fraction" : "p99 CCT"}, bars);
+  }
+  for (std::size_t i = 1; i < reports.size(); ++i) {
+    const Comparison c = compare(reports[0], reports[i], tolerance_pct);
+    os << "<h2>" << xml_escape(names[i]) << " vs " << xml_escape(names[0]) << ": "
+       << (c.any_regression ? "regression" : "no regression") << " at " << value_text(tolerance_pct)
+       << " %</h2><table><tr><th class=\"l\">metric</th><th>base</th><th>new</th><th>change "
+          "%</th><th></th></tr>\n";
+    for (const CompareRow& r : c.rows) {
+      os << "<tr" << (r.regression ? " class=\"bad\"" : "") << "><td class=\"l\">" << xml_escape(r.metric)
+         << "</td><td>" << value_text(r.base ? json(*r.base) : json()) << "</td><td>"
+         << value_text(r.next ? json(*r.next) : json()) << "</td><td>"
+         << fixed(r.change_pct ? json(*r.change_pct) : json(), 1) << "</td><td>"
+         << (r.regression ? "regression" : "") << "</td></tr>\n";
+    }
+    os << "</table>\n";
+  }
+  os << "</body></html>\n";
+  return os.str();
+}
+
+}  // namespace gw::reports

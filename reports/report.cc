@@ -1,0 +1,343 @@
+// Sections of report.json; the formulas are in docs/reports.md.
+#include "reports/report.h"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+#include "reports/checks.h"
+#include "reports/result_input.h"
+
+namespace gw::reports {
+namespace {
+
+using nlohmann::json;
+
+constexpr double kNsPerHour = 3.6e12;
+
+json percentiles_json(const Percentiles& p) {
+  return {{"count", p.count}, {"mean", p.mean}, {"min", p.min},   {"p50", p.p50},
+          {"p90", p.p90},     {"p99", p.p99},   {"p999", p.p999}, {"max", p.max}};
+}
+
+json null_or(const std::optional<double>& v) {
+  return v ? json(*v) : json(nullptr);
+}
+
+std::optional<double> ratio(double num, double den) {
+  if (den == 0) {
+    return std::nullopt;
+  }
+  return num / den;
+}
+
+// op, algorithm, bytes, ranks: one "op kind". Ranks belong to the kind because the busbw factor
+// and the prediction depend on them.
+using OpKey = std::tuple<std::string, std::string, std::uint64_t, std::int64_t>;
+
+std::string key_text(const OpKey& k) {
+  return std::get<0>(k) + "/" + std::get<1>(k) + "/" + std::to_string(std::get<2>(k)) + "/" +
+         std::to_string(std::get<3>(k));
+}
+
+std::map<OpKey, std::vector<const CollectiveRecord*>> group(const std::vector<CollectiveRecord>& cs) {
+  std::map<OpKey, std::vector<const CollectiveRecord*>> groups;
+  for (const CollectiveRecord& c : cs) {
+    groups[{c.op, c.algorithm, c.bytes, c.ranks}].push_back(&c);
+  }
+  return groups;
+}
+
+Percentiles cct_percentiles(const std::vector<const CollectiveRecord*>& cs) {
+  std::vector<std::int64_t> v;
+  v.reserve(cs.size());
+  for (const CollectiveRecord* c : cs) {
+    v.push_back(ns_of(c->cct));
+  }
+  return percentiles(v);
+}
+
+// The median of the predictions in a group (they agree unless channels differ).
+std::optional<std::int64_t> predicted(const std::vector<const CollectiveRecord*>& cs) {
+  std::vector<std::int64_t> v;
+  for (const CollectiveRecord* c : cs) {
+    if (c->predicted) {
+      v.push_back(ns_of(*c->predicted));
+    }
+  }
+  if (v.empty()) {
+    return std::nullopt;
+  }
+  std::sort(v.begin(), v.end());
+  return nearest_rank(v, 0.5);
+}
+
+json collectives_section(const ResultInput& in) {
+  const auto baseline = group(in.baseline_collectives);
+  json ops = json::array();
+  for (const auto& [key, cs] : group(in.collectives)) {
+    const Percentiles cct = cct_percentiles(cs);
+    const double factor = cs.front()->busbw_factor;
+    // nccl-tests: algbw = S / t with GB = 1e9 B; bytes per ns is exactly GB/s. t = median CCT.
+    const auto algbw = ratio(static_cast<double>(std::get<2>(key)), static_cast<double>(cct.p50));
+    const auto pred = predicted(cs);
+    json op = {
+        {"key", key_text(key)},
+        {"op", std::get<0>(key)},
+        {"algorithm", std::get<1>(key)},
+        {"bytes", std::get<2>(key)},
+        {"ranks", std::get<3>(key)},
+        {"count", cs.size()},
+        {"cct_ns", percentiles_json(cct)},
+        {"algbw_GBps", null_or(algbw)},
+        {"busbw_factor", factor},
+        {"busbw_GBps", algbw ? json(*algbw * factor) : json(nullptr)},
+        {"predicted_ns", pred ? json(*pred) : json(nullptr)},
+        {"measured_over_predicted",
+         pred ? null_or(ratio(static_cast<double>(cct.p50), static_cast<double>(*pred))) : json(nullptr)}};
+    const auto b = baseline.find(key);
+    if (b != baseline.end()) {
+      const Percentiles base = cct_percentiles(b->second);
+      op["baseline_cct_p50_ns"] = base.p50;
+      op["cct_p50_vs_baseline"] = null_or(ratio(static_cast<double>(cct.p50), static_cast<double>(base.p50)));
+    } else {
+      op["baseline_cct_p50_ns"] = nullptr;
+      op["cct_p50_vs_baseline"] = nullptr;
+    }
+    ops.push_back(std::move(op));
+  }
+  return {{"count", in.collectives.size()}, {"time_statistic", "median"}, {"ops", std::move(ops)}};
+}
+
+struct IterationTotals {
+  std::size_t n = 0;
+  double length_ns = 0;
+  double compute_ns = 0;
+  double exposed_ns = 0;
+  double mean_length_ns() const { return length_ns / static_cast<double>(n); }
+  double mean_exposed_ns() const { return exposed_ns / static_cast<double>(n); }
+  double idle_fraction() const { return exposed_ns / length_ns; }
+};
+
+IterationTotals totals_of(const std::vector<IterationRecord>& its) {
+  IterationTotals t;
+  for (const IterationRecord& it : its) {
+    ++t.n;
+    t.length_ns += static_cast<double>(ns_of(it.length));
+    t.compute_ns += static_cast<double>(ns_of(it.compute));
+    t.exposed_ns += static_cast<double>(ns_of(it.exposed_comm));
+  }
+  return t;
+}
+
+json cost_of(double gpu_hours, const CostSettings& c) {
+  return {{"idle_gpu_hours", gpu_hours},
+          {"usd", gpu_hours * c.usd_per_gpu_hour},
+          {"energy_kwh", gpu_hours * c.gpu_watts / 1000}};
+}
+
+json cost_section(const IterationTotals& t, const std::optional<IterationTotals>& base,
+                  const CostSettings& c) {
+  json per_iteration = cost_of(c.gpus * t.mean_exposed_ns() / kNsPerHour, c);
+  json run = cost_of(c.gpus * c.run_hours * t.idle_fraction(), c);
+  run["iterations"] = c.run_hours * kNsPerHour / t.mean_length_ns();
+  json out = {
+      {"gpus", c.gpus},           {"usd_per_gpu_hour", c.usd_per_gpu_hour},    {"gpu_watts", c.gpu_watts},
+      {"run_hours", c.run_hours}, {"per_iteration", std::move(per_iteration)}, {"run", std::move(run)},
+      {"slowdown", nullptr}};
+  if (base) {
+    // The time the impairment adds over the unimpaired run of the same scenario.
+    const double extra_ns = t.mean_length_ns() - base->mean_length_ns();
+    out["slowdown"] = {{"per_iteration", cost_of(c.gpus * extra_ns / kNsPerHour, c)},
+                       {"run", cost_of(c.gpus * c.run_hours * extra_ns / t.mean_length_ns(), c)}};
+  }
+  return out;
+}
+
+json gpu_section(const ResultInput& in) {
+  if (in.iterations.empty()) {
+    return nullptr;
+  }
+  json iterations = json::array();
+  for (const IterationRecord& it : in.iterations) {
+    iterations.push_back({{"index", it.index},
+                          {"length_ns", ns_of(it.length)},
+                          {"compute_ns", ns_of(it.compute)},
+                          {"exposed_comm_ns", ns_of(it.exposed_comm)},
+                          {"gpu_idle_fraction", static_cast<double>(ns_of(it.exposed_comm)) /
+                                                    static_cast<double>(ns_of(it.length))}});
+  }
+  const IterationTotals t = totals_of(in.iterations);
+  json out = {{"iterations", std::move(iterations)},
+              {"totals",
+               {{"iterations", t.n},
+                {"length_ns", t.length_ns},
+                {"compute_ns", t.compute_ns},
+                {"exposed_comm_ns", t.exposed_ns},
+                {"mean_iteration_ns", t.mean_length_ns()},
+                {"gpu_idle_fraction", t.idle_fraction()}}},
+              {"baseline", nullptr},
+              {"slowdown_vs_ideal", nullptr},
+              {"slowdown_reason", nullptr},
+              {"cost", nullptr},
+              {"cost_reason", nullptr}};
+  std::optional<IterationTotals> base;
+  if (!in.has_baseline) {
+    out["slowdown_reason"] =
+        "no baseline in the result (the scenario was not also run on an unimpaired network)";
+  } else if (in.baseline_iterations.empty()) {
+    out["slowdown_reason"] = "the baseline has no iterations";
+  } else {
+    base = totals_of(in.baseline_iterations);
+    out["baseline"] = {{"iterations", base->n},
+                       {"mean_iteration_ns", base->mean_length_ns()},
+                       {"gpu_idle_fraction", base->idle_fraction()}};
+    out["slowdown_vs_ideal"] = t.mean_length_ns() / base->mean_length_ns();
+  }
+  if (in.cost) {
+    out["cost"] = cost_section(t, base, *in.cost);
+  } else {
+    out["cost_reason"] = "the scenario has no \"cost\" (gpus, usd_per_gpu_hour, gpu_watts, run_hours)";
+  }
+  return out;
+}
+
+json packets_section(const ResultInput& in) {
+  std::uint64_t sent = 0;
+  std::uint64_t retransmits = 0;
+  std::uint64_t timeouts = 0;
+  for (const FlowRecord& f : in.flows) {
+    sent += f.packets_sent;
+    retransmits += f.retransmits;
+    timeouts += f.timeouts;
+  }
+  std::map<std::string, std::uint64_t> drops;
+  std::uint64_t dropped = 0;
+  std::uint64_t marks = 0;
+  std::uint64_t duplicated = 0;
+  std::uint64_t corrupted = 0;
+  std::uint64_t reordered = 0;
+  for (const PathRecord& p : in.paths) {
+    for (const auto& [cause, n] : p.dropped) {
+      drops[cause] += n;
+      dropped += n;
+    }
+    marks += p.marked_ce;
+    duplicated += p.duplicated;
+    corrupted += p.corrupted;
+    reordered += p.reordered;
+  }
+  return {
+      {"one_way_delay_ns", in.one_way_delay_ns ? percentiles_json(*in.one_way_delay_ns) : json(nullptr)},
+      {"packets_sent", sent},
+      {"retransmits", retransmits},
+      {"retransmit_fraction", null_or(ratio(static_cast<double>(retransmits), static_cast<double>(sent)))},
+      {"timeouts", timeouts},
+      {"dropped", dropped},
+      {"dropped_by_cause", drops},
+      {"marked_ce", marks},
+      {"duplicated", duplicated},
+      {"corrupted", corrupted},
+      {"reordered", reordered}};
+}
+
+json paths_section(const ResultInput& in) {
+  json paths = json::array();
+  for (const PathRecord& p : in.paths) {
+    std::uint64_t dropped = 0;
+    for (const auto& [cause, n] : p.dropped) {
+      dropped += n;
+    }
+    paths.push_back(
+        {{"name", p.name},
+         {"wan", p.wan},
+         {"packets_in", p.packets_in},
+         {"delivered", p.delivered},
+         {"dropped", dropped},
+         {"drop_fraction", null_or(ratio(static_cast<double>(dropped), static_cast<double>(p.packets_in)))},
+         {"marked_ce", p.marked_ce},
+         {"queue_bytes", percentiles_json(p.queue_bytes)},
+         {"queue_delay_ns", percentiles_json(p.queue_delay_ns)}});
+  }
+  return paths;
+}
+
+// Jain, Chiu and Hawe (1984): (sum x)^2 / (n sum x^2), over the bulk flows as result.json does.
+std::optional<double> jain(const std::vector<FlowRecord>& flows) {
+  double sum = 0;
+  double squares = 0;
+  std::size_t n = 0;
+  for (const FlowRecord& f : flows) {
+    if (f.size_bytes == 0) {
+      sum += f.goodput_bps;
+      squares += f.goodput_bps * f.goodput_bps;
+      ++n;
+    }
+  }
+  if (n == 0) {
+    return std::nullopt;
+  }
+  return squares == 0 ? 1.0 : sum * sum / (static_cast<double>(n) * squares);
+}
+
+json flows_section(const ResultInput& in) {
+  json flows = json::array();
+  double total = 0;
+  for (const FlowRecord& f : in.flows) {
+    total += f.goodput_bps;
+    flows.push_back({{"id", f.id},
+                     {"from", f.from},
+                     {"to", f.to},
+                     {"cc", f.cc},
+                     {"size_bytes", f.size_bytes},
+                     {"goodput_bps", f.goodput_bps},
+                     {"rtt_ns", percentiles_json(f.rtt_ns)},
+                     {"packets_sent", f.packets_sent},
+                     {"retransmits", f.retransmits},
+                     {"retransmit_fraction", null_or(ratio(static_cast<double>(f.retransmits),
+                                                           static_cast<double>(f.packets_sent)))},
+                     {"timeouts", f.timeouts},
+                     {"marks_ce", f.marks_ce},
+                     {"completion_ns", f.completion ? json(ns_of(*f.completion)) : json(nullptr)}});
+  }
+  return {
+      {"flows", std::move(flows)}, {"goodput_total_bps", total}, {"jain_fairness", null_or(jain(in.flows))}};
+}
+
+}  // namespace
+
+nlohmann::json build_report(const nlohmann::json& result, const std::string& file) {
+  const ResultInput in = read_result(result, file);
+  const AccountingRecord& a = in.accounting;
+  json report = {{"gradwall", kReportVersion},
+                 {"run",
+                  {{"scenario", in.scenario},
+                   {"scenario_file", in.scenario_file},
+                   {"result_file", in.file},
+                   {"seed", in.seed},
+                   {"mode", in.mode},
+                   {"duration_ns", ns_of(in.duration)}}},
+                 {"collectives", collectives_section(in)},
+                 {"gpu", gpu_section(in)},
+                 {"packets", packets_section(in)},
+                 {"paths", paths_section(in)},
+                 {"flows", flows_section(in)},
+                 {"accounting", a.present ? json{{"balanced", a.balanced},
+                                                 {"packets_sent", a.packets_sent},
+                                                 {"packets_received", a.packets_received},
+                                                 {"dropped", a.dropped}}
+                                          : json(nullptr)}};
+  report["checks"] = evaluate_checks(in, report);
+  bool passed = true;
+  for (const json& c : report["checks"]) {
+    passed = passed && c["passed"].get<bool>();
+  }
+  report["verdict"] = passed ? "pass" : "fail";
+  return report;
+}
+
+const std::set<std::string, std::less<>>& known_threshold_names() {
+  return check_names();
+}
+
+}  // namespace gw::reports

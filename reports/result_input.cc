@@ -1,0 +1,222 @@
+#include "reports/result_input.h"
+
+#include <cmath>
+#include <limits>
+
+#include "core/errors.h"
+#include "core/json_reader.h"
+
+namespace gw::reports {
+namespace {
+
+constexpr double kHuge = 1e300;
+constexpr std::int64_t kMaxInt = std::numeric_limits<std::int64_t>::max();
+
+std::uint64_t count(const JsonReader& r, std::string_view key) {
+  return static_cast<std::uint64_t>(r.integer(key, 0, kMaxInt));
+}
+
+std::uint64_t optional_count(const JsonReader& r, std::string_view key) {
+  return r.has(key) ? count(r, key) : 0;
+}
+
+Duration nanoseconds(const JsonReader& r, std::string_view key) {
+  return Duration{std::llround(r.number(key, -9.2e18, 9.2e18))};
+}
+
+// {count, mean, min, p50, p90, p99, p999, max}: nanoseconds or bytes, integers or not.
+Percentiles percentiles_of(const JsonReader& r) {
+  const auto value = [&](std::string_view key) { return std::llround(r.number(key, -9.2e18, 9.2e18)); };
+  Percentiles p;
+  p.count = optional_count(r, "count");
+  p.mean = r.optional_number("mean", -kHuge, kHuge).value_or(0);
+  p.min = r.has("min") ? value("min") : 0;
+  p.p50 = value("p50");
+  p.p90 = value("p90");
+  p.p99 = value("p99");
+  p.p999 = r.has("p999") ? value("p999") : p.p99;
+  p.max = value("max");
+  if (p.p50 > p.p90 || p.p90 > p.p99 || p.p99 > p.p999 || p.p999 > p.max) {
+    r.fail_here("percentiles must not decrease (p50 <= p90 <= p99 <= p999 <= max)");
+  }
+  return p;
+}
+
+Percentiles optional_percentiles(const JsonReader& r, std::string_view key) {
+  if (!r.has(key) || r.raw().at(key).is_null()) {
+    return {};
+  }
+  return percentiles_of(r.object(key));
+}
+
+CollectiveRecord collective_of(const JsonReader& r) {
+  CollectiveRecord c;
+  c.name = r.optional_string("name").value_or("");
+  c.op = r.string("op");
+  c.algorithm = r.optional_string("algorithm").value_or("");
+  c.bytes = count(r, "bytes");
+  c.ranks = r.integer("ranks", 1, kMaxInt);
+  c.iteration = r.optional_integer("iteration", -1, kMaxInt).value_or(-1);
+  const Duration start = nanoseconds(r, "start_ns");
+  const Duration end = nanoseconds(r, "end_ns");
+  if (end < start) {
+    r.fail("end_ns", "must not precede start_ns (" + std::to_string(end.count()) + " < " +
+                         std::to_string(start.count()) + ")");
+  }
+  c.cct = end - start;
+  if (r.has("predicted_ns") && !r.raw().at("predicted_ns").is_null()) {
+    c.predicted = Duration{std::llround(r.number("predicted_ns", 0, 9.2e18))};
+  }
+  c.busbw_factor = r.number("busbw_factor", 0, 1e6);
+  return c;
+}
+
+IterationRecord iteration_of(const JsonReader& r) {
+  IterationRecord it;
+  it.index = r.integer("index", 0, kMaxInt);
+  const Duration start = nanoseconds(r, "start_ns");
+  const Duration end = nanoseconds(r, "end_ns");
+  if (end <= start) {
+    r.fail("end_ns", "must follow start_ns (an iteration takes time)");
+  }
+  it.length = end - start;
+  it.compute = nanoseconds(r, "compute_ns");
+  it.exposed_comm = nanoseconds(r, "exposed_comm_ns");
+  if (it.compute < Duration{0} || it.compute > it.length) {
+    r.fail("compute_ns", "must be in [0, end_ns - start_ns]");
+  }
+  if (it.exposed_comm < Duration{0} || it.exposed_comm > it.length) {
+    r.fail("exposed_comm_ns", "must be in [0, end_ns - start_ns]");
+  }
+  return it;
+}
+
+FlowRecord flow_of(const JsonReader& r) {
+  FlowRecord f;
+  f.id = r.integer("id", 0, kMaxInt);
+  f.from = r.optional_string("from").value_or("");
+  f.to = r.optional_string("to").value_or("");
+  f.cc = r.optional_string("cc").value_or("");
+  f.size_bytes = optional_count(r, "size_bytes");
+  f.goodput_bps = r.number("goodput_bps", 0, kHuge);
+  f.packets_sent = optional_count(r, "packets_sent");
+  f.retransmits = optional_count(r, "retransmits");
+  f.timeouts = optional_count(r, "timeouts");
+  f.marks_ce = optional_count(r, "marks_ce");
+  f.rtt_ns = optional_percentiles(r, "rtt_ns");
+  if (r.has("completion_ns") && !r.raw().at("completion_ns").is_null()) {
+    f.completion = nanoseconds(r, "completion_ns");
+  }
+  return f;
+}
+
+std::map<std::string, std::uint64_t> counts_by_cause(const JsonReader& r, std::string_view key) {
+  std::map<std::string, std::uint64_t> out;
+  if (const auto o = r.optional_object(key)) {
+    for (const auto& [cause, v] : o->raw().items()) {
+      out[cause] = count(*o, cause);
+    }
+  }
+  return out;
+}
+
+PathRecord path_of(const JsonReader& r) {
+  PathRecord p;
+  p.name = r.string("name");
+  p.wan = r.boolean("wan", false);
+  p.packets_in = optional_count(r, "packets_in");
+  p.delivered = optional_count(r, "delivered");
+  p.dropped = counts_by_cause(r, "dropped");
+  p.marked_ce = optional_count(r, "marked_ce");
+  p.duplicated = optional_count(r, "duplicated");
+  p.corrupted = optional_count(r, "corrupted");
+  p.reordered = optional_count(r, "reordered");
+  p.queue_bytes = optional_percentiles(r, "queue_bytes");
+  p.queue_delay_ns = optional_percentiles(r, "queue_delay_ns");
+  return p;
+}
+
+template <class T, class F>
+std::vector<T> records(const JsonReader& r, std::string_view key, F read) {
+  std::vector<T> out;
+  if (r.has(key) && !r.raw().at(key).is_null()) {
+    for (const JsonReader& item : r.objects(key)) {
+      out.push_back(read(item));
+    }
+  }
+  return out;
+}
+
+AccountingRecord accounting_of(const JsonReader& result) {
+  AccountingRecord a;
+  const auto r = result.optional_object("accounting");
+  if (!r) {
+    return a;
+  }
+  a.present = true;
+  a.packets_sent = optional_count(*r, "packets_sent");
+  a.packets_received = optional_count(*r, "packets_received");
+  for (const auto& [cause, n] : counts_by_cause(*r, "dropped")) {
+    a.dropped += n;
+  }
+  a.balanced = r->boolean("balanced", false);
+  return a;
+}
+
+void read_scenario(const JsonReader& result, ResultInput& in) {
+  if (!result.has("scenario_json") || result.raw().at("scenario_json").is_null()) {
+    return;
+  }
+  const JsonReader s = result.object("scenario_json");
+  if (const auto c = s.optional_object("cost")) {
+    CostSettings cost;
+    cost.gpus = c->number("gpus", 0, 1e12);
+    cost.usd_per_gpu_hour = c->number("usd_per_gpu_hour", 0, 1e12);
+    cost.gpu_watts = c->number("gpu_watts", 0, 1e9);
+    cost.run_hours = c->number("run_hours", 0, 1e9);
+    in.cost = cost;
+  }
+  if (const auto t = s.optional_object("thresholds")) {
+    for (const auto& [name, limit] : t->raw().items()) {
+      in.thresholds.push_back({name, limit, t->path_of(name)});
+    }
+  }
+}
+
+}  // namespace
+
+ResultInput read_result(const nlohmann::json& result, const std::string& file) {
+  const JsonReader r(result, file);
+  const std::string version = r.string("gradwall");
+  if (version != "result/v1") {
+    r.fail("gradwall", "expected \"result/v1\", got \"" + version + "\" (is this a result.json?)");
+  }
+  ResultInput in;
+  in.file = file;
+  in.scenario = r.optional_string("scenario").value_or("");
+  in.scenario_file = r.optional_string("scenario_file").value_or("");
+  in.seed = optional_count(r, "seed");
+  in.mode = r.optional_string("mode").value_or("sim");
+  in.duration = r.has("duration_ns") ? nanoseconds(r, "duration_ns") : Duration{0};
+  in.flows = records<FlowRecord>(r, "flows", flow_of);
+  in.paths = records<PathRecord>(r, "paths", path_of);
+  in.collectives = records<CollectiveRecord>(r, "collectives", collective_of);
+  in.iterations = records<IterationRecord>(r, "iterations", iteration_of);
+  if (r.has("packets") && !r.raw().at("packets").is_null()) {
+    const JsonReader p = r.object("packets");
+    if (p.has("one_way_delay_ns") && !p.raw().at("one_way_delay_ns").is_null()) {
+      in.one_way_delay_ns = percentiles_of(p.object("one_way_delay_ns"));
+    }
+  }
+  if (r.has("baseline") && !r.raw().at("baseline").is_null()) {
+    const JsonReader b = r.object("baseline");
+    in.has_baseline = true;
+    in.baseline_collectives = records<CollectiveRecord>(b, "collectives", collective_of);
+    in.baseline_iterations = records<IterationRecord>(b, "iterations", iteration_of);
+  }
+  in.accounting = accounting_of(r);
+  read_scenario(r, in);
+  return in;
+}
+
+}  // namespace gw::reports

@@ -1,0 +1,115 @@
+// result.json (`result/v1`, docs/scenarios.md) read once into typed records, every field
+// validated where it is read: a malformed result is an InputError naming the file, the JSON
+// path and the reason (`result.json: $.collectives[2].end_ns: must not precede start_ns`).
+// Keys this reader does not know are ignored, so reports keep working as results grow.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/stats.h"
+#include "core/time.h"
+
+namespace gw::reports {
+
+struct CollectiveRecord {
+  std::string name;
+  std::string op;         // "all_reduce", "all_gather", ...
+  std::string algorithm;  // "ring", "tree", ...
+  std::uint64_t bytes = 0;
+  std::int64_t ranks = 0;
+  std::int64_t iteration = 0;
+  Duration cct{0};                    // end - start
+  std::optional<Duration> predicted;  // the simulator's alpha-beta prediction
+  double busbw_factor = 1;            // nccl-tests: 2(n-1)/n for all-reduce, ...
+};
+
+struct IterationRecord {
+  std::int64_t index = 0;
+  Duration length{0};  // end - start
+  Duration compute{0};
+  Duration exposed_comm{0};
+};
+
+struct FlowRecord {
+  std::int64_t id = 0;
+  std::string from;
+  std::string to;
+  std::string cc;
+  std::uint64_t size_bytes = 0;  // 0: bulk
+  double goodput_bps = 0;
+  std::uint64_t packets_sent = 0;
+  std::uint64_t retransmits = 0;
+  std::uint64_t timeouts = 0;
+  std::uint64_t marks_ce = 0;
+  Percentiles rtt_ns;
+  std::optional<Duration> completion;
+};
+
+struct PathRecord {
+  std::string name;
+  bool wan = false;
+  std::uint64_t packets_in = 0;
+  std::uint64_t delivered = 0;
+  std::map<std::string, std::uint64_t> dropped;  // by cause
+  std::uint64_t marked_ce = 0;
+  std::uint64_t duplicated = 0;
+  std::uint64_t corrupted = 0;
+  std::uint64_t reordered = 0;
+  Percentiles queue_bytes;
+  Percentiles queue_delay_ns;
+};
+
+struct AccountingRecord {
+  bool present = false;
+  std::uint64_t packets_sent = 0;
+  std::uint64_t packets_received = 0;
+  std::uint64_t dropped = 0;  // all causes
+  bool balanced = false;
+};
+
+// scenario "cost": what an idle GPU costs (docs/reports.md "GPU idle and cost").
+struct CostSettings {
+  double gpus = 0;
+  double usd_per_gpu_hour = 0;
+  double gpu_watts = 0;
+  double run_hours = 0;
+};
+
+// One entry of scenario "thresholds", in key order, with its JSON path for error messages.
+struct Threshold {
+  std::string name;
+  nlohmann::json limit;
+  std::string path;
+};
+
+struct ResultInput {
+  std::string file;
+  std::string scenario;
+  std::string scenario_file;
+  std::uint64_t seed = 0;
+  std::string mode;
+  Duration duration{0};
+  std::vector<FlowRecord> flows;
+  std::vector<PathRecord> paths;
+  std::vector<CollectiveRecord> collectives;
+  std::vector<IterationRecord> iterations;
+  std::optional<Percentiles> one_way_delay_ns;
+  bool has_baseline = false;
+  std::vector<CollectiveRecord> baseline_collectives;
+  std::vector<IterationRecord> baseline_iterations;
+  AccountingRecord accounting;
+  std::optional<CostSettings> cost;
+  std::vector<Threshold> thresholds;
+};
+
+// Throws InputError (file = `file`) for a malformed result.
+ResultInput read_result(const nlohmann::json& result, const std::string& file);
+
+}  // namespace gw::reports

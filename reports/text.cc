@@ -1,0 +1,118 @@
+#include "reports/text.h"
+
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+namespace gw::reports {
+namespace {
+
+std::string significant(double v, int digits) {
+  std::ostringstream os;
+  os.precision(digits);
+  os << v;
+  return os.str();
+}
+
+}  // namespace
+
+std::string fixed(const nlohmann::json& v, int digits) {
+  if (!v.is_number()) {
+    return "-";
+  }
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v.get<double>());
+  return buf;
+}
+
+std::string duration_text(double ns) {
+  const double a = std::fabs(ns);
+  if (a >= 1e9) {
+    return significant(ns / 1e9, 4) + " s";
+  }
+  if (a >= 1e6) {
+    return significant(ns / 1e6, 4) + " ms";
+  }
+  if (a >= 1e3) {
+    return significant(ns / 1e3, 4) + " us";
+  }
+  return significant(ns, 4) + " ns";
+}
+
+std::string bytes_text(double bytes) {
+  static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  while (std::fabs(bytes) >= 1024 && u < 4) {
+    bytes /= 1024;
+    ++u;
+  }
+  return significant(bytes, 4) + " " + kUnits[u];
+}
+
+std::string rate_text(double bps) {
+  const double a = std::fabs(bps);
+  if (a >= 1e9) {
+    return significant(bps / 1e9, 4) + " Gbit/s";
+  }
+  if (a >= 1e6) {
+    return significant(bps / 1e6, 4) + " Mbit/s";
+  }
+  if (a >= 1e3) {
+    return significant(bps / 1e3, 4) + " kbit/s";
+  }
+  return significant(bps, 4) + " bit/s";
+}
+
+std::string value_text(const nlohmann::json& v) {
+  if (v.is_boolean()) {
+    return v.get<bool>() ? "true" : "false";
+  }
+  if (v.is_number()) {
+    return significant(v.get<double>(), 4);
+  }
+  return "-";
+}
+
+std::string xml_escape(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (const char c : s) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&apos;";
+        break;
+      default:
+        // XML 1.0 forbids most control characters even as references.
+        out += (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t' && c != '\r') ? ' ' : c;
+    }
+  }
+  return out;
+}
+
+std::string md_cell(std::string_view s) {
+  std::string out;
+  for (const char c : s) {
+    if (c == '|') {
+      out += "\\|";
+    } else if (c == '\n' || c == '\r') {
+      out += ' ';
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+}  // namespace gw::reports

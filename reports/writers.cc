@@ -1,0 +1,207 @@
+#include "reports/writers.h"
+
+#include <cstdio>
+#include <sstream>
+
+#include "reports/html.h"
+#include "reports/text.h"
+
+namespace gw::reports {
+namespace {
+
+using nlohmann::json;
+
+std::string str(const json& j, const char* key) {
+  return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : std::string();
+}
+
+std::string scenario_name(const json& report) {
+  const std::string s = str(report["run"], "scenario");
+  return s.empty() ? std::string("scenario") : s;
+}
+
+std::size_t failures(const json& report) {
+  std::size_t n = 0;
+  for (const json& c : report["checks"]) {
+    n += c["passed"].get<bool>() ? 0 : 1;
+  }
+  return n;
+}
+
+void junit_suite(std::ostringstream& os, const json& report) {
+  const std::string name = scenario_name(report);
+  char seconds[32];
+  std::snprintf(seconds, sizeof seconds, "%.6f", report["run"]["duration_ns"].get<double>() / 1e9);
+  os << "  <testsuite name=\"" << xml_escape(name) << "\" tests=\"" << report["checks"].size()
+     << "\" failures=\"" << failures(report) << "\" errors=\"0\" skipped=\"0\" time=\"" << seconds << "\">\n";
+  for (const json& c : report["checks"]) {
+    const std::string reason = c["reason"].get<std::string>();
+    os << "    <testcase name=\"" << xml_escape(c["name"].get<std::string>()) << "\" classname=\"gradwall."
+       << xml_escape(name) << "\" time=\"0\"";
+    if (c["passed"].get<bool>()) {
+      os << "/>\n";
+      continue;
+    }
+    os << ">\n      <failure message=\"" << xml_escape(reason) << "\" type=\"threshold\">measured "
+       << xml_escape(value_text(c["measured"])) << ", limit " << xml_escape(value_text(c["limit"])) << ": "
+       << xml_escape(reason) << "</failure>\n    </testcase>\n";
+  }
+  os << "    <system-out>verdict: " << report["verdict"].get<std::string>()
+     << "; result: " << xml_escape(str(report["run"], "result_file")) << "</system-out>\n  </testsuite>\n";
+}
+
+void md_checks(std::ostringstream& os, const json& report) {
+  os << "| check | | measured | limit | reason |\n|---|---|---|---|---|\n";
+  for (const json& c : report["checks"]) {
+    os << "| " << md_cell(c["name"].get<std::string>()) << " | "
+       << (c["passed"].get<bool>() ? "pass" : "**FAIL**") << " | " << value_text(c["measured"]) << " | "
+       << value_text(c["limit"]) << " | " << md_cell(c["reason"].get<std::string>()) << " |\n";
+  }
+}
+
+void md_collectives(std::ostringstream& os, const json& ops) {
+  os << "\n### Collectives (CCT)\n\n| op | algorithm | size | ranks | count | p50 | p99 | max | busbw GB/s | "
+        "measured/predicted |\n|---|---|---|---|---|---|---|---|---|---|\n";
+  for (const json& op : ops) {
+    const json& cct = op["cct_ns"];
+    os << "| " << md_cell(op["op"].get<std::string>()) << " | " << md_cell(op["algorithm"].get<std::string>())
+       << " | " << bytes_text(op["bytes"].get<double>()) << " | " << op["ranks"] << " | " << op["count"]
+       << " | " << duration_text(cct["p50"].get<double>()) << " | " << duration_text(cct["p99"].get<double>())
+       << " | " << duration_text(cct["max"].get<double>()) << " | " << fixed(op["busbw_GBps"], 2) << " | "
+       << fixed(op["measured_over_predicted"], 2) << " |\n";
+  }
+}
+
+void md_gpu(std::ostringstream& os, const json& gpu) {
+  const json& t = gpu["totals"];
+  os << "\n### GPU idle\n\n- iterations: " << t["iterations"] << ", mean "
+     << duration_text(t["mean_iteration_ns"].get<double>()) << ", exposed communication "
+     << duration_text(t["exposed_comm_ns"].get<double>() / t["iterations"].get<double>())
+     << " per iteration\n"
+     << "- GPU idle fraction: " << fixed(t["gpu_idle_fraction"], 3) << "\n- slowdown vs unimpaired: "
+     << (gpu["slowdown_vs_ideal"].is_null() ? "n/a (" + gpu["slowdown_reason"].get<std::string>() + ")"
+                                            : fixed(gpu["slowdown_vs_ideal"], 3) + "x")
+     << "\n";
+  const json& cost = gpu["cost"];
+  if (cost.is_null()) {
+    os << "- cost: n/a (" << gpu["cost_reason"].get<std::string>() << ")\n";
+    return;
+  }
+  os << "- idle cost (" << value_text(cost["gpus"]) << " GPUs at $" << value_text(cost["usd_per_gpu_hour"])
+     << "/GPU-hour): $" << fixed(cost["per_iteration"]["usd"], 2) << " per iteration, $"
+     << fixed(cost["run"]["usd"], 0) << " and " << fixed(cost["run"]["energy_kwh"], 0) << " kWh over "
+     << value_text(cost["run_hours"]) << " h\n";
+  if (!cost["slowdown"].is_null()) {
+    os << "- of which the impairment adds: $" << fixed(cost["slowdown"]["run"]["usd"], 0)
+       << " over the run\n";
+  }
+}
+
+void md_flows(std::ostringstream& os, const json& flows) {
+  constexpr std::size_t kMaxRows = 20;
+  const json& list = flows["flows"];
+  os << "\n### Flows\n\n| flow | from | to | cc | goodput | RTT p50 | RTT p99 | retransmits |\n"
+        "|---|---|---|---|---|---|---|---|\n";
+  for (std::size_t i = 0; i < list.size() && i < kMaxRows; ++i) {
+    const json& f = list[i];
+    os << "| " << f["id"] << " | " << md_cell(f["from"].get<std::string>()) << " | "
+       << md_cell(f["to"].get<std::string>()) << " | " << md_cell(f["cc"].get<std::string>()) << " | "
+       << rate_text(f["goodput_bps"].get<double>()) << " | "
+       << duration_text(f["rtt_ns"]["p50"].get<double>()) << " | "
+       << duration_text(f["rtt_ns"]["p99"].get<double>()) << " | " << f["retransmits"] << " |\n";
+  }
+  if (list.size() > kMaxRows) {
+    os << "\n(" << list.size() - kMaxRows << " more flows in report.json)\n";
+  }
+  os << "\nJain fairness: " << fixed(flows["jain_fairness"], 3) << "\n";
+}
+
+std::string html_format(const json& report, const json& result) {
+  return write_html(report, result);
+}
+
+}  // namespace
+
+std::string write_report_json(const json& report) {
+  return report.dump(1) + "\n";
+}
+
+std::string write_junit(const json& report) {
+  return write_junit(std::vector<json>{report});
+}
+
+std::string write_junit(const std::vector<json>& reports) {
+  std::size_t tests = 0;
+  std::size_t failed = 0;
+  for (const json& r : reports) {
+    tests += r["checks"].size();
+    failed += failures(r);
+  }
+  std::ostringstream os;
+  os << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"gradwall\" tests=\"" << tests
+     << "\" failures=\"" << failed << "\" errors=\"0\" skipped=\"0\">\n";
+  for (const json& r : reports) {
+    junit_suite(os, r);
+  }
+  os << "</testsuites>\n";
+  return os.str();
+}
+
+std::string write_summary_md(const json& report) {
+  std::ostringstream os;
+  const bool pass = report["verdict"] == "pass";
+  os << "## gradwall: " << md_cell(scenario_name(report)) << " - " << (pass ? "PASS" : "**FAIL**") << "\n\n";
+  md_checks(os, report);
+  if (!report["collectives"]["ops"].empty()) {
+    md_collectives(os, report["collectives"]["ops"]);
+  }
+  if (!report["gpu"].is_null()) {
+    md_gpu(os, report["gpu"]);
+  }
+  if (report["collectives"]["ops"].empty() && !report["flows"]["flows"].empty()) {
+    md_flows(os, report["flows"]);
+  }
+  return os.str();
+}
+
+std::string nccl_table(const json& report) {
+  std::ostringstream os;
+  char line[256];
+  std::snprintf(line, sizeof line, "#%13s %8s %16s %10s %12s %12s %12s %14s %8s\n", "size(B)", "count", "op",
+                "algorithm", "time(us)", "algbw(GB/s)", "busbw(GB/s)", "predicted(us)", "ratio");
+  os << line;
+  for (const json& op : report["collectives"]["ops"]) {
+    const json& pred = op["predicted_ns"];
+    std::snprintf(line, sizeof line, " %13llu %8llu %16s %10s %12.2f %12s %12s %14s %8s\n",
+                  op["bytes"].get<unsigned long long>(), op["count"].get<unsigned long long>(),
+                  op["op"].get<std::string>().c_str(), op["algorithm"].get<std::string>().c_str(),
+                  op["cct_ns"]["p50"].get<double>() / 1e3, fixed(op["algbw_GBps"], 2).c_str(),
+                  fixed(op["busbw_GBps"], 2).c_str(),
+                  pred.is_null() ? "-" : fixed(pred.get<double>() / 1e3, 2).c_str(),
+                  fixed(op["measured_over_predicted"], 2).c_str());
+    os << line;
+  }
+  return os.str();
+}
+
+const std::vector<ReportFormat>& report_formats() {
+  static const std::vector<ReportFormat> formats = {
+      {"json", "report.json", [](const json& r, const json&) { return write_report_json(r); }},
+      {"junit", "junit.xml", [](const json& r, const json&) { return write_junit(r); }},
+      {"md", "summary.md", [](const json& r, const json&) { return write_summary_md(r); }},
+      {"nccl", "nccl.txt", [](const json& r, const json&) { return nccl_table(r); }},
+      {"html", "report.html", html_format},
+  };
+  return formats;
+}
+
+const ReportFormat* find_report_format(std::string_view name) {
+  for (const ReportFormat& f : report_formats()) {
+    if (f.name == name) {
+      return &f;
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace gw::reports
