@@ -57,15 +57,31 @@ struct CollectiveSpec {
   std::vector<std::vector<std::uint64_t>> send_matrix;
 };
 
+// What the receiver does with a step's bytes: add them into its own partial result (reduce)
+// or store them (copy). Lets tests (and traces) replay a schedule's data flow.
+enum class Combine : std::uint8_t { kCopy, kReduce };
+
+// A byte range [offset, offset + bytes) of a rank's buffer.
+struct ByteRange {
+  std::uint64_t offset = 0;
+  std::uint64_t bytes = 0;
+};
+
 // One point-to-point transfer of a schedule. A step can start once every step in `after`
 // (indices into the same schedule's `steps`) has completed; the step completes when its bytes
 // have arrived at `dst` (the receiver's reduction, if any, is modelled as free).
+// Every step in `after` is either an arrival at `src` (data or a go-ahead it needs) or an
+// earlier send of `src` (pairwise all-to-all's send-receive rounds); never a third rank's step.
 struct Step {
   std::uint32_t src = 0;
   std::uint32_t dst = 0;
   std::uint64_t bytes = 0;
   std::uint32_t channel = 0;
   std::vector<std::uint32_t> after;
+  // The bytes carried are [offset, offset + bytes) of the array (for all-to-all: of src's send
+  // buffer, the pieces for ranks 0..p-1 laid end to end), combined at dst as `combine`.
+  std::uint64_t offset = 0;
+  Combine combine = Combine::kCopy;
 };
 
 struct Schedule {
@@ -79,7 +95,17 @@ struct CollectiveError {
   std::string reason;
 };
 
+// Throws CollectiveError for an impossible spec (unsupported op for the algorithm, no ranks,
+// zero channels, root out of range, a send_matrix that is not ranks x ranks, ...).
 Schedule build_schedule(const CollectiveSpec& spec, const Placement& placement);
+
+// The layout every algorithm shares: the array of `bytes` is cut into `channels` contiguous
+// slices (channel c carries slice c) and each slice into `ranks` contiguous blocks, the first
+// `size % parts` parts one byte larger. The all-gather input and the reduce-scatter output of
+// rank r is block r of every slice.
+ByteRange channel_slice(std::uint64_t bytes, std::uint32_t channels, std::uint32_t channel);
+ByteRange block_range(std::uint64_t bytes, std::uint32_t channels, std::uint32_t ranks, std::uint32_t channel,
+                      std::uint32_t block);
 
 // nccl-tests bus-bandwidth factor (REFERENCES.md §5): busbw = algbw × factor.
 double busbw_factor(Op op, std::uint32_t ranks);
@@ -91,6 +117,14 @@ struct AlphaBeta {
   Duration alpha{0};
   double beta_ns_per_byte = 0;
 };
+// Channels change neither term: they split the bytes but share the bottleneck, and run their
+// α-bound steps in parallel. Hierarchical needs the regions: use the overload below (this one
+// throws CollectiveError for it). Formulas per algorithm: docs/collectives.md.
 Duration predicted_time(const CollectiveSpec& spec, std::uint32_t ranks, const AlphaBeta& model);
+// With the placement: the hierarchical algorithm's in-region phases use `intra` and its
+// cross-region phase `inter`; every other algorithm uses `inter` when the ranks span more than
+// one region (the WAN is its bottleneck and longest hop) and `intra` otherwise.
+Duration predicted_time(const CollectiveSpec& spec, const Placement& placement, const AlphaBeta& intra,
+                        const AlphaBeta& inter);
 
 }  // namespace gw::coll

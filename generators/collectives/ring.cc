@@ -1,0 +1,37 @@
+// Ring (NCCL's ring; Patarasuk & Yuan 2009): the ranks form one ring per channel, ordered by
+// region so the ring crosses each region boundary once. Each channel carries its slice of the
+// array cut into p blocks; all-reduce = reduce-scatter (p-1 steps) then all-gather (p-1 steps).
+#include "generators/collectives/schedule_builder.h"
+
+namespace gw::coll::detail {
+
+Schedule build_ring(const CollectiveSpec& spec, const Placement& placement) {
+  const auto p = static_cast<std::uint32_t>(placement.region.size());
+  std::vector<std::uint32_t> members;
+  for (const auto& group : ranks_by_region(placement)) {
+    members.insert(members.end(), group.begin(), group.end());
+  }
+  const bool barrier = spec.op == Op::kBarrier;  // a zero-byte all-reduce: 2(p-1) token hops
+  if (spec.op != Op::kAllReduce && spec.op != Op::kAllGather && spec.op != Op::kReduceScatter && !barrier) {
+    fail(spec, "ring supports all_reduce, all_gather, reduce_scatter and barrier");
+  }
+  const std::uint64_t bytes = barrier ? 0 : spec.bytes;
+  const std::uint32_t channels = barrier ? 1 : spec.channels;
+  ScheduleBuilder b(p);
+  for (std::uint32_t c = 0; c < channels; ++c) {
+    std::vector<ByteRange> blocks(p);
+    for (std::uint32_t i = 0; i < p; ++i) {
+      blocks[i] = block_range(bytes, channels, p, c, members[i]);
+    }
+    Frontier f(p);
+    if (spec.op != Op::kAllGather) {
+      f = ring_reduce_scatter(b, members, blocks, c, std::move(f));
+    }
+    if (spec.op != Op::kReduceScatter) {
+      ring_all_gather(b, members, blocks, c, std::move(f));
+    }
+  }
+  return b.take();
+}
+
+}  // namespace gw::coll::detail

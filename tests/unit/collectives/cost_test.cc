@@ -1,0 +1,102 @@
+// busbw factors and α-β predictions, against hand-computed values.
+#include <gtest/gtest.h>
+
+#include "generators/collectives/collective.h"
+
+namespace gw::coll {
+namespace {
+
+CollectiveSpec spec_of(Op op, Algorithm a, std::uint64_t bytes) {
+  CollectiveSpec s;
+  s.op = op;
+  s.algorithm = a;
+  s.bytes = bytes;
+  return s;
+}
+
+// α = 10 µs, β = 0.5 ns/B (16 Gbit/s): large enough to tell the terms apart.
+const AlphaBeta kModel{Duration{10'000}, 0.5};
+
+TEST(BusBandwidth, FactorsAreExactlyNcclTests) {
+  EXPECT_DOUBLE_EQ(busbw_factor(Op::kAllReduce, 8), 2.0 * 7 / 8);
+  EXPECT_DOUBLE_EQ(busbw_factor(Op::kAllGather, 8), 7.0 / 8);
+  EXPECT_DOUBLE_EQ(busbw_factor(Op::kReduceScatter, 4), 3.0 / 4);
+  EXPECT_DOUBLE_EQ(busbw_factor(Op::kAllToAll, 2), 1.0 / 2);
+  EXPECT_DOUBLE_EQ(busbw_factor(Op::kBroadcast, 16), 1.0);
+  EXPECT_DOUBLE_EQ(busbw_factor(Op::kReduce, 16), 1.0);
+  EXPECT_DOUBLE_EQ(busbw_factor(Op::kBarrier, 16), 0.0);
+  EXPECT_DOUBLE_EQ(busbw_factor(Op::kAllReduce, 1), 0.0);
+}
+
+TEST(PredictedTime, RingAllReduceIs2PMinus1AlphaPlus2PMinus1OverPNBeta) {
+  // 2*3*10000 + 2*3/4*1000*0.5 = 60000 + 750
+  EXPECT_EQ(predicted_time(spec_of(Op::kAllReduce, Algorithm::kRing, 1000), 4, kModel), Duration{60'750});
+  // channels change neither term
+  CollectiveSpec four = spec_of(Op::kAllReduce, Algorithm::kRing, 1000);
+  four.channels = 4;
+  EXPECT_EQ(predicted_time(four, 4, kModel), Duration{60'750});
+}
+
+TEST(PredictedTime, EachAlgorithmMatchesItsFormula) {
+  const std::uint64_t n = 8000;
+  // Rabenseifner: 2 lg 8 α + 2 (7/8) n β = 60000 + 7000
+  EXPECT_EQ(predicted_time(spec_of(Op::kAllReduce, Algorithm::kHalvingDoubling, n), 8, kModel),
+            Duration{67'000});
+  // ring all-gather: 7 α + 7/8 n β = 70000 + 3500
+  EXPECT_EQ(predicted_time(spec_of(Op::kAllGather, Algorithm::kRing, n), 8, kModel), Duration{73'500});
+  EXPECT_EQ(predicted_time(spec_of(Op::kReduceScatter, Algorithm::kRing, n), 8, kModel), Duration{73'500});
+  // recursive-doubling all-gather: 3 α + 7/8 n β
+  EXPECT_EQ(predicted_time(spec_of(Op::kAllGather, Algorithm::kRecursiveDoubling, n), 8, kModel),
+            Duration{33'500});
+  // recursive-doubling all-reduce (whole arrays): 3 (α + n β)
+  EXPECT_EQ(predicted_time(spec_of(Op::kAllReduce, Algorithm::kRecursiveDoubling, n), 8, kModel),
+            Duration{42'000});
+  // binomial broadcast on 5 ranks: ceil(lg 5) (α + n β) = 3 * 14000
+  EXPECT_EQ(predicted_time(spec_of(Op::kBroadcast, Algorithm::kBinomialTree, n), 5, kModel),
+            Duration{42'000});
+  // pairwise all-to-all: 7 α + 7/8 n β; direct: α + 7/8 n β
+  EXPECT_EQ(predicted_time(spec_of(Op::kAllToAll, Algorithm::kPairwise, n), 8, kModel), Duration{73'500});
+  EXPECT_EQ(predicted_time(spec_of(Op::kAllToAll, Algorithm::kDirect, n), 8, kModel), Duration{13'500});
+  // double binary tree on 8: height 3, a rank has 2 children: 6 α + 6 * 2 * n/2 β
+  EXPECT_EQ(predicted_time(spec_of(Op::kAllReduce, Algorithm::kDoubleBinaryTree, n), 8, kModel),
+            Duration{60'000 + 24'000});
+  // on 2 ranks: 2 α + 2 * n/2 β
+  EXPECT_EQ(predicted_time(spec_of(Op::kAllReduce, Algorithm::kDoubleBinaryTree, n), 2, kModel),
+            Duration{20'000 + 4'000});
+  // dissemination barrier on 5 ranks: 3 α
+  EXPECT_EQ(predicted_time(spec_of(Op::kBarrier, Algorithm::kRecursiveDoubling, n), 5, kModel),
+            Duration{30'000});
+  EXPECT_EQ(predicted_time(spec_of(Op::kBarrier, Algorithm::kRing, n), 5, kModel), Duration{80'000});
+}
+
+TEST(PredictedTime, UnevenAllToAllPaysForTheBusiestPort) {
+  CollectiveSpec s = spec_of(Op::kAllToAll, Algorithm::kDirect, 0);
+  s.send_matrix = {{5, 100, 0}, {10, 0, 20}, {300, 0, 7}};
+  // rank 0 receives 10 + 300 = 310, the most anyone sends or receives
+  EXPECT_EQ(predicted_time(s, 3, kModel), Duration{10'000 + 155});
+}
+
+TEST(PredictedTime, HierarchicalUsesIntraForRegionsAndInterAcross) {
+  const Placement pl{{0, 0, 0, 0, 1, 1, 1, 1}};  // R = 2, m = 4
+  const AlphaBeta intra{Duration{1'000}, 0.1};
+  const AlphaBeta inter{Duration{40'000'000}, 1.0};
+  const std::uint64_t n = 4'000'000;
+  // inside: 2*3 α_in + 2*3/4 n β_in = 6000 + 600000; across: 2*1 α_out + 2*1/2 * n/4 β_out
+  EXPECT_EQ(predicted_time(spec_of(Op::kAllReduce, Algorithm::kHierarchical, n), pl, intra, inter),
+            Duration{6'000 + 600'000 + 80'000'000 + 1'000'000});
+  // a flat ring over the same placement pays the WAN on every step
+  EXPECT_EQ(predicted_time(spec_of(Op::kAllReduce, Algorithm::kRing, n), pl, intra, inter),
+            Duration{14 * 40'000'000LL + 7'000'000});
+  EXPECT_THROW(predicted_time(spec_of(Op::kAllReduce, Algorithm::kHierarchical, n), 8, inter),
+               CollectiveError);
+}
+
+TEST(PredictedTime, ImpossibleSpecsThrow) {
+  EXPECT_THROW(predicted_time(spec_of(Op::kAllReduce, Algorithm::kHalvingDoubling, 10), 6, kModel),
+               CollectiveError);
+  EXPECT_THROW(predicted_time(spec_of(Op::kBroadcast, Algorithm::kRing, 10), 4, kModel), CollectiveError);
+  EXPECT_EQ(predicted_time(spec_of(Op::kAllReduce, Algorithm::kRing, 10), 1, kModel), Duration{0});
+}
+
+}  // namespace
+}  // namespace gw::coll
