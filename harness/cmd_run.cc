@@ -111,6 +111,32 @@ void print_checks(const nlohmann::json& report, std::ostream& os) {
   }
 }
 
+DirectionSpec ideal_direction(const DirectionSpec& d) {
+  DirectionSpec out;
+  if (d.delay) {
+    out.delay = DelaySettings{};
+    out.delay->delay = d.delay->delay;
+    out.delay->reorder_policy = ReorderPolicy::kPreserve;
+  }
+  if (d.rate && !d.rate->rate.unlimited()) {
+    out.rate = RateSettings{};
+    out.rate->rate = d.rate->rate;
+  }
+  return out;
+}
+
+Scenario ideal_of(const Scenario& s) {
+  Scenario ideal = s;
+  for (fabric::WanLinkSpec& link : ideal.topology.wan) {
+    Profile p;
+    p.name = "ideal " + link.profile.name;
+    p.a_to_b = ideal_direction(link.profile.a_to_b);
+    p.b_to_a = ideal_direction(link.profile.b_to_a);
+    link.profile = p;
+  }
+  return ideal;
+}
+
 }  // namespace
 
 int cmd_run(const Args& args) {
@@ -150,7 +176,17 @@ int cmd_run(const Args& args) {
   const auto wall_start = std::chrono::steady_clock::now();
   const SimResult result = run_sim(scenario);
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
-  const nlohmann::json result_json = to_json(result);
+  nlohmann::json result_json = to_json(result);
+  if (scenario.workload.kind != "flows") {
+    // slowdown_vs_ideal: the same job on the same topology with every WAN link reduced to its
+    // propagation delay and rate (no loss, jitter, AQM or queue limit), in virtual time.
+    SimOptions quiet;
+    quiet.keep_series = false;
+    const nlohmann::json ideal = to_json(run_sim(ideal_of(scenario), quiet));
+    result_json["baseline"] = {{"description", "same scenario on an unimpaired network"},
+                               {"iterations", ideal["iterations"]},
+                               {"collectives", ideal["collectives"]}};
+  }
   const fs::path result_path = fs::path(out) / "result.json";
   write_atomically(result_path, result_json.dump(1) + "\n");
   // The reports are computed from result.json alone (reports/), and always written for what

@@ -11,6 +11,7 @@
 #include "core/paths.h"
 #include "emulator/engine/netem.h"
 #include "emulator/engine/profile.h"
+#include "generators/workloads/data_parallel.h"
 
 namespace gw {
 
@@ -246,16 +247,98 @@ void read_collective_workload(const JsonReader& w, const fabric::TopologySpec& t
   }
 }
 
+std::uint32_t total_hosts(const fabric::TopologySpec& topo) {
+  std::uint32_t n = 0;
+  for (const auto& r : topo.regions) {
+    n += r.hosts;
+  }
+  return n;
+}
+
+// ddp / fsdp: a model, its compute per iteration, and how gradients are synchronised
+// (docs/scenarios.md; generators/workloads).
+void read_training_workload(const JsonReader& w, const fabric::TopologySpec& topo, WorkloadSpec& spec) {
+  spec.iterations = static_cast<std::uint32_t>(w.optional_integer("iterations", 1, 100'000).value_or(1));
+  const JsonReader m = w.object("model");
+  wl::ModelSpec model;
+  model.parameters = static_cast<std::uint64_t>(m.number("parameters", 1, 1e13));
+  model.bytes_per_param = static_cast<std::uint32_t>(m.optional_integer("bytes_per_param", 1, 8).value_or(2));
+  model.layers = static_cast<std::uint32_t>(m.optional_integer("layers", 1, 10'000).value_or(1));
+  model.hidden = static_cast<std::uint64_t>(m.optional_integer("hidden", 0, 1 << 20).value_or(0));
+  model.tokens_per_iteration =
+      static_cast<std::uint64_t>(m.optional_number("tokens_per_iteration", 0, 1e12).value_or(0));
+  m.finish();
+  const JsonReader c = w.object("compute");
+  wl::ComputeSpec compute;
+  compute.forward = c.duration("forward").value_or(Duration{0});
+  compute.backward = c.duration("backward").value_or(Duration{0});
+  compute.peak_flops_per_s = c.optional_number("peak_tflops", 0, 1e6).value_or(0) * 1e12;
+  compute.mfu = c.optional_number("mfu", 0.001, 1).value_or(compute.mfu);
+  c.finish();
+  coll::Algorithm algorithm = coll::Algorithm::kRing;
+  const std::string name = w.optional_string("algorithm").value_or("ring");
+  if (!coll::parse_algorithm(name, algorithm)) {
+    w.fail("algorithm", "unknown algorithm \"" + name + "\"");
+  }
+  const auto channels = static_cast<std::uint32_t>(w.optional_integer("channels", 1, 64).value_or(1));
+  try {
+    if (spec.kind == "ddp") {
+      wl::DdpConfig cfg;
+      cfg.model = model;
+      cfg.compute = compute;
+      cfg.bucket_bytes = w.bytes("bucket", 1, std::uint64_t{1} << 40).value_or(cfg.bucket_bytes);
+      cfg.first_bucket_bytes =
+          w.bytes("first_bucket", 0, std::uint64_t{1} << 40).value_or(cfg.first_bucket_bytes);
+      cfg.algorithm = algorithm;
+      cfg.channels = channels;
+      cfg.iterations = spec.iterations;
+      spec.training = wl::ddp_workload(cfg, total_hosts(topo));
+    } else {
+      wl::FsdpConfig cfg;
+      cfg.model = model;
+      cfg.compute = compute;
+      cfg.algorithm = algorithm;
+      cfg.channels = channels;
+      cfg.iterations = spec.iterations;
+      spec.training = wl::fsdp_workload(cfg, total_hosts(topo));
+    }
+  } catch (const wl::WorkloadError& e) {
+    w.fail_here(e.reason);
+  }
+  coll::Placement placement;
+  for (std::uint32_t r = 0; r < topo.regions.size(); ++r) {
+    for (std::uint32_t h = 0; h < topo.regions[r].hosts; ++h) {
+      placement.region.push_back(r);
+    }
+  }
+  for (const wl::WorkItem& item : spec.training.items) {
+    if (item.kind == wl::WorkKind::kCollective) {
+      try {
+        (void)coll::build_schedule(item.collective, placement);
+      } catch (const coll::CollectiveError& e) {
+        w.fail("algorithm", e.reason);
+      }
+      break;  // every bucket uses the same algorithm on the same ranks
+    }
+  }
+}
+
 WorkloadSpec read_workload(const JsonReader& w, const fabric::TopologySpec& topo) {
   WorkloadSpec spec;
-  spec.kind = w.choice("kind", {"flows", "collective"}, "");
+  spec.kind = w.choice("kind", {"flows", "collective", "ddp", "fsdp"}, "");
   if (spec.kind.empty()) {
-    w.fail("kind", "missing (one of: flows, collective)");
+    w.fail("kind", "missing (one of: flows, collective, ddp, fsdp)");
   }
   const auto duration = w.duration("duration", Duration{1'000}, Duration{86'400'000'000'000});
   if (spec.kind == "collective") {
     spec.duration = duration.value_or(Duration{3'600'000'000'000});
     read_collective_workload(w, topo, spec);
+    w.finish();
+    return spec;
+  }
+  if (spec.kind == "ddp" || spec.kind == "fsdp") {
+    spec.duration = duration.value_or(Duration{3'600'000'000'000});
+    read_training_workload(w, topo, spec);
     w.finish();
     return spec;
   }

@@ -17,6 +17,7 @@
 #include "generators/cc/congestion_control.h"
 #include "generators/collectives/collective.h"
 #include "generators/transport/transport_config.h"
+#include "generators/workloads/workload.h"
 
 namespace gw {
 
@@ -44,6 +45,8 @@ struct WorkloadSpec {
   std::uint32_t iterations = 1;
   Duration compute{0};
   coll::CollectiveSpec collective;
+  // ddp, fsdp: the training job's work items over all iterations (generators/workloads).
+  wl::Workload training;
 };
 
 struct CostSpec {

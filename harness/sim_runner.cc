@@ -153,7 +153,7 @@ class SimRun final : public fabric::Receiver, public Wakeable, public MessageSer
     flow_count_ = flows_.size();
     series_.flow_rate_bps.resize(flow_count_);
     series_.flow_cwnd_bytes.resize(flow_count_);
-    if (s.workload.kind == "collective") {
+    if (s.workload.kind != "flows") {
       start_collectives();
     }
     next_sample_ = kEpoch + s.interval;
@@ -337,6 +337,35 @@ Flow& SimRun::add_flow(const FlowSpec& spec, HostId src, HostId dst, const std::
   return f;
 }
 
+// A training workload's items, split into iterations (the driver runs them one after another,
+// so dependencies on the previous iteration are implied) with indices made local.
+std::vector<IterationPlan> plans_of(const wl::Workload& w) {
+  std::vector<IterationPlan> plans(w.iterations);
+  std::vector<std::uint32_t> local(w.items.size());
+  for (std::size_t g = 0; g < w.items.size(); ++g) {
+    const wl::WorkItem& in = w.items[g];
+    IterationPlan& plan = plans.at(in.iteration);
+    local[g] = static_cast<std::uint32_t>(plan.items.size());
+    WorkItem out;
+    out.name = in.label;
+    if (in.kind == wl::WorkKind::kCompute) {
+      out.compute = in.duration;
+    } else if (in.kind == wl::WorkKind::kCollective) {
+      out.is_collective = true;
+      out.collective = in.collective;
+    } else {
+      throw std::logic_error("sim: point-to-point work items are not supported yet");
+    }
+    for (const std::uint32_t a : in.after) {
+      if (w.items[a].iteration == in.iteration) {
+        out.after.push_back(local[a]);
+      }
+    }
+    plan.items.push_back(std::move(out));
+  }
+  return plans;
+}
+
 // Ranks are the hosts, in region order; every pair of ranks that exchanges data gets one
 // connection per channel, opened on first use and kept (as NCCL keeps its connections).
 void SimRun::start_collectives() {
@@ -349,7 +378,10 @@ void SimRun::start_collectives() {
   }
   const WorkloadSpec& w = scenario_.workload;
   std::vector<IterationPlan> plans(w.iterations);
-  for (std::uint32_t i = 0; i < w.iterations; ++i) {
+  if (w.kind != "collective") {
+    plans = plans_of(w.training);
+  }
+  for (std::uint32_t i = 0; w.kind == "collective" && i < w.iterations; ++i) {
     IterationPlan& plan = plans[i];
     if (w.compute.count() > 0) {
       WorkItem compute;

@@ -77,7 +77,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{R"({"topology": {"wan": [{"between": ["a", "x"], "netem": "delay 1ms"}]}})",
                 "$.topology.wan[0].between", "names a region or relay"},
         BadCase{R"({"topology": {"wan": []}})", "$.topology.wan", "no route from region a to region b"},
-        BadCase{R"({"workload": {"kind": "ddp"}})", "$.workload.kind", "must be one of"},
+        BadCase{R"({"workload": {"kind": "tensor_parallel"}})", "$.workload.kind", "must be one of"},
         BadCase{R"({"transport": {"cc_params": {"bogus": 1}}})", "$.transport.cc_params", ""},
         BadCase{R"({"topology": {"regions": [{"name": "a", "hosts": 1, "nic_rate": "10Gbit",
                    "latncy": "1us"}, {"name": "b", "hosts": 1, "nic_rate": "10Gbit"}]}})",
