@@ -18,6 +18,19 @@ void Timer::arm(Instant at) {
     throw std::logic_error("event loop: a timer armed at " + std::to_string(ns_of(at)) +
                            " ns, before the current time " + std::to_string(ns_of(loop_->now())) + " ns");
   }
+  if (slot_ != kNotQueued && at != kNever) {
+    // Move it in place: a later key (a later instant, or the same one with the newest arming
+    // order) sinks, an earlier one rises. Half the work of remove + insert.
+    const bool later = at >= at_;
+    at_ = at;
+    seq_ = loop_->seq_++;
+    if (later) {
+      loop_->sift_down(slot_);
+    } else {
+      loop_->sift_up(slot_);
+    }
+    return;
+  }
   if (slot_ != kNotQueued) {
     loop_->remove(*this);
   }
