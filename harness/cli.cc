@@ -27,7 +27,8 @@ const Command kCommands[] = {
     {"profile probe", "push synthetic traffic through a profile in virtual time", cmd_profile_probe},
     {"replay", "impair a pcap capture offline", cmd_replay},
     {"emu", "forward between two DPDK ports through a profile (inline emulator)", cmd_emu},
-    {"run", "run a scenario (virtual time) and write result.json", cmd_run},
+    {"run", "run a scenario (virtual time); write result.json and the reports", cmd_run},
+    {"compare", "compare two runs (report.json or result.json); exit 1 on a regression", cmd_compare},
 };
 
 void usage(std::ostream& os) {
