@@ -29,6 +29,7 @@ const Command kCommands[] = {
     {"emu", "forward between two DPDK ports through a profile (inline emulator)", cmd_emu},
     {"run", "run a scenario (virtual time); write result.json and the reports", cmd_run},
     {"compare", "compare two runs (report.json or result.json); exit 1 on a regression", cmd_compare},
+    {"sweep", "run a grid of a scenario's settings; one comparison report", cmd_sweep},
 };
 
 void usage(std::ostream& os) {

@@ -19,6 +19,7 @@ int cmd_replay(const Args& args);
 int cmd_emu(const Args& args);
 int cmd_run(const Args& args);
 int cmd_compare(const Args& args);
+int cmd_sweep(const Args& args);
 
 // A --seed value: decimal digits only (so "-1" is an error, not 2^64 - 1).
 std::uint64_t parse_seed_option(const std::string& text);
