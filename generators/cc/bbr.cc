@@ -101,6 +101,7 @@ void Bbr::on_ack(const AckEvent& e) {
   if (e.sample_interval > Duration{0} && e.sample_delivered > 0) {
     const double bw = static_cast<double>(e.sample_delivered) * 8.0 / seconds(e.sample_interval);
     round_max_bw_ = std::max(round_max_bw_, bw);
+    round_max_delivered_ = std::max(round_max_delivered_, e.sample_delivered);
     // "Ignore low rate samples during this mode" (tcp_bbr.c bbr_update_min_rtt; draft
     // BBRHandleProbeRTT: MarkConnectionAppLimited): samples of data sent while the window was
     // cut for ProbeRTT are app-limited. Otherwise, with ProbeRTT's 200 ms spanning more than
@@ -136,7 +137,9 @@ void Bbr::on_round_end(const AckEvent& e) {
   const std::uint64_t resolved = round_acked_ + round_lost_;
   const bool too_high = s_.version == 3 && round_lost_ > 0 &&
                         static_cast<double>(round_lost_) > s_.loss_threshold * static_cast<double>(resolved);
-  const bool probing = state_ == State::kStartup || (state_ == State::kProbeBw && phase_ == Phase::kUp);
+  // draft BBRIsProbingBW / tcp_bbr.c bbr_is_probing_bandwidth: Startup, REFILL and UP.
+  const bool probing = state_ == State::kStartup ||
+                       (state_ == State::kProbeBw && (phase_ == Phase::kUp || phase_ == Phase::kRefill));
   if (too_high && probing) {
     // draft BBRHandleInflightTooHigh: remember the level that caused loss, stop probing.
     inflight_hi_ = std::max(static_cast<double>(round_max_inflight_) * (1.0 - s_.loss_threshold),
@@ -149,7 +152,7 @@ void Bbr::on_round_end(const AckEvent& e) {
   } else if (s_.version == 3 && round_lost_ > 0 && !probing) {
     // draft BBRAdaptLowerBoundsFromCongestion.
     bw_lo_ = std::max(round_max_bw_, s_.beta * (bw_lo_ > 0 ? bw_lo_ : max_bw_.best()));
-    inflight_lo_ = std::max(static_cast<double>(round_acked_),
+    inflight_lo_ = std::max(static_cast<double>(round_max_delivered_),
                             s_.beta * (inflight_lo_ > 0 ? inflight_lo_ : static_cast<double>(cwnd_)));
   }
   if (state_ == State::kStartup) {
@@ -159,6 +162,7 @@ void Bbr::on_round_end(const AckEvent& e) {
   round_lost_ = 0;
   round_max_inflight_ = 0;
   round_max_bw_ = 0;
+  round_max_delivered_ = 0;
 }
 
 void Bbr::check_full_bw(bool app_limited) {
@@ -281,6 +285,10 @@ void Bbr::update_probe_rtt(const AckEvent& e) {
     min_rtt_stamp_ = e.now;
     cwnd_ = std::max(cwnd_, prior_cwnd_);
     prior_cwnd_ = 0;
+    // draft BBRExitProbeRTT: BBRResetLowerBounds. The losses of ProbeRTT's short window
+    // would otherwise cap the flow near its ProbeRTT inflight until the next REFILL.
+    bw_lo_ = 0;
+    inflight_lo_ = 0;
     if (full_bw_reached_) {
       enter_probe_bw(e.now);
       if (s_.version == 3) {

