@@ -5,12 +5,34 @@
 namespace gw {
 
 Timer::~Timer() {
+  if (loop_->firing_ == this) {
+    loop_->firing_ = nullptr;
+  }
   if (slot_ != kNotQueued) {
     loop_->remove(*this);
   }
 }
 
 void Timer::arm(Instant at) {
+  if (loop_->firing_ == this) {
+    // Armed (or cancelled) by its own target while it runs: it is still queued at the current
+    // instant with the smallest key, so any new key is later: it sinks. As if it had been
+    // unarmed before wake(): a new arming order even for the same instant.
+    loop_->firing_ = nullptr;
+    if (at == kNever) {
+      loop_->remove(*this);
+      at_ = kNever;
+      return;
+    }
+    if (at < loop_->now()) {
+      throw std::logic_error("event loop: a timer armed at " + std::to_string(ns_of(at)) +
+                             " ns, before the current time " + std::to_string(ns_of(loop_->now())) + " ns");
+    }
+    at_ = at;
+    seq_ = loop_->seq_++;
+    loop_->sift_down(slot_);
+    return;
+  }
   if (at == at_) {
     return;
   }
@@ -102,10 +124,14 @@ bool EventLoop::step() {
     throw std::logic_error("event loop: time went backwards");
   }
   now_ = t.at_;
-  remove(t);
-  t.at_ = kNever;
+  firing_ = &t;
   ++events_run_;
   t.target_->wake(now_);
+  if (firing_ == &t) {  // neither re-armed, cancelled nor destroyed by its target
+    firing_ = nullptr;
+    remove(t);
+    t.at_ = kNever;
+  }
   return true;
 }
 

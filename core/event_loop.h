@@ -40,7 +40,7 @@ class Timer {
   // same instant run in the order they were armed.
   void arm(Instant at);
   void cancel() { arm(kNever); }
-  Instant armed_at() const { return at_; }
+  Instant armed_at() const;
 
  private:
   friend class EventLoop;
@@ -84,6 +84,15 @@ class EventLoop {
   Instant now_ = kEpoch;
   std::uint64_t seq_ = 0;
   std::uint64_t events_run_ = 0;
+  // The timer whose target step() is running, until that target re-arms, cancels or destroys
+  // it (then null). It stays queued with its key (the smallest) while its target runs, so
+  // that re-arming from its own wake() is one in-place move instead of a removal and an
+  // insertion; step() removes it afterwards if it is still set.
+  Timer* firing_ = nullptr;
 };
+
+inline Instant Timer::armed_at() const {
+  return loop_->firing_ == this ? kNever : at_;
+}
 
 }  // namespace gw

@@ -103,7 +103,7 @@ void IncastStage::start(std::size_t port, Instant now) {
     return;
   }
   pt.on_wire = std::move(pt.queue.front());
-  pt.queue.pop_front();
+  pt.queue.pop_discard();
   pt.bytes -= pt.on_wire.size_bytes;
   occupancy_ -= pt.on_wire.size_bytes;
   pt.busy = true;
@@ -148,7 +148,7 @@ void IncastStage::inject(std::size_t i, Instant now, StageOutput& out) {
 }
 
 Instant IncastStage::next_wakeup() const {
-  Instant t = on_wire_.empty() ? kNever : on_wire_.begin()->first;
+  Instant t = on_wire_.empty() ? kNever : on_wire_.top().first;
   for (const BurstState& b : bursts_) {
     t = std::min({t, b.next_start, b.next_round});
   }
@@ -156,9 +156,9 @@ Instant IncastStage::next_wakeup() const {
 }
 
 void IncastStage::pull(Instant now, StageOutput& out) {
-  while (!on_wire_.empty() && on_wire_.begin()->first <= now) {
-    const std::size_t i = on_wire_.begin()->second;
-    on_wire_.erase(on_wire_.begin());
+  while (!on_wire_.empty() && on_wire_.top().first <= now) {
+    const std::size_t i = on_wire_.top().second;
+    on_wire_.pop();
     Port& pt = ports_[i];
     Packet p = std::move(pt.on_wire);
     p.time = pt.wire_done;

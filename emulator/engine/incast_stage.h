@@ -8,12 +8,13 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
-#include <set>
+#include <functional>
+#include <queue>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
+#include "core/ring.h"
 #include "emulator/engine/spec.h"
 #include "emulator/engine/stage.h"
 
@@ -43,7 +44,7 @@ class IncastStage final : public Stage {
 
  private:
   struct Port {
-    std::deque<Packet> queue;
+    Ring<Packet> queue;
     std::uint64_t bytes = 0;
     bool busy = false;
     Packet on_wire;
@@ -64,8 +65,11 @@ class IncastStage final : public Stage {
   IncastSettings s_;
   std::vector<Port> ports_;
   // Busy ports by the instant their packet leaves the wire (then port index), so that a
-  // switch with hundreds of ports costs O(log ports) per packet, not a scan.
-  std::set<std::pair<Instant, std::size_t>> on_wire_;
+  // switch with hundreds of ports costs O(log ports) per packet, not a scan. A binary heap
+  // on a vector: a port is in it at most once, so (instant, port) keys are unique and the
+  // order is that of a sorted set, without a node allocation per packet.
+  using WireEnd = std::pair<Instant, std::size_t>;
+  std::priority_queue<WireEnd, std::vector<WireEnd>, std::greater<>> on_wire_;
   // Ports whose match is one whole address, by that address (the common case: one port per
   // receiver); the other ports are tried in order. First match in profile order wins.
   struct AddressHash {
