@@ -2,6 +2,7 @@
 
 #include <rte_eal.h>
 #include <rte_errno.h>
+#include <rte_lcore.h>
 
 #include <cstring>
 
@@ -40,6 +41,11 @@ Eal::Eal(const std::vector<std::string>& args) : args_(args) {
 
 Eal::~Eal() {
   rte_eal_cleanup();
+}
+
+int first_worker_lcore() {
+  const unsigned id = rte_get_next_lcore(static_cast<unsigned>(-1), 1, 0);
+  return id < RTE_MAX_LCORE ? static_cast<int>(id) : -1;
 }
 
 }  // namespace gw

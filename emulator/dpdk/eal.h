@@ -24,4 +24,7 @@ class Eal {
   std::vector<char*> argv_;
 };
 
+// The first worker lcore the EAL was given (`-l 0,1` -> 1), or -1 when it has only the main one.
+int first_worker_lcore();
+
 }  // namespace gw

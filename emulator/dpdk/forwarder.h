@@ -1,10 +1,13 @@
-// The inline emulator's data plane: one lcore forwarding both directions between two started
-// ports through a profile's DirectionEngines, in the shape of DPDK's l2fwd loop:
-//   read the TSC once and convert it to the engine's Instant ->
-//   rx burst port A -> parse headers -> a_to_b engine; rx burst port B -> b_to_a engine ->
-//   advance both engines to now -> tx burst what is due (CE and bit errors applied to the
-//   mbuf bytes, duplicates as private mbuf copies; drops freed).
-// It never prints: it returns the counters (stats.h).
+// The inline emulator's data plane: two lanes (a_to_b: rx port A -> engine -> tx port B, and
+// b_to_a), each in the shape of DPDK's l2fwd loop:
+//   read the TSC once and convert it to the engine's Instant -> rx burst -> parse headers ->
+//   engine -> advance the engine to now -> tx burst what is due (CE and bit errors applied to
+//   the mbuf bytes, duplicates as private mbuf copies; drops freed).
+// With a worker lcore (EAL `-l 0,1`) lane b_to_a runs on it and lane a_to_b on the calling
+// (main) lcore; otherwise the calling lcore runs both. Each lane's engine, sink and counters
+// are touched by its lcore only; the mbuf pool (duplicates' copies) is safe from two lcores.
+// It never prints: it returns the counters (stats.h) and publishes them to an Exchange
+// (exchange.h) every publish interval; it takes new profiles from there too.
 #pragma once
 
 #include <atomic>
@@ -18,6 +21,9 @@ struct rte_mempool;
 
 namespace gw {
 
+class Exchange;
+class CaptureRing;
+
 struct ForwarderOptions {
   std::uint16_t port_a = 0;  // faces side A: its rx feeds a_to_b, its tx sends b_to_a
   std::uint16_t port_b = 1;
@@ -26,16 +32,26 @@ struct ForwarderOptions {
   // After stop: rx ends, what is held keeps being sent at its release time for up to this
   // long; what is still held then is freed and counted as DropCause::kShutdown.
   Duration drain{std::chrono::milliseconds(500)};
-  // When nothing was received and nothing the engines hold is due within this long, sleep this
+  // When nothing was received and nothing the lanes hold is due within this long, sleep this
   // long before polling again (0 = busy poll). A frame arriving meanwhile waits at most this
   // long (plus the kernel's wakeup latency) in the rx ring; releases are not delayed by it.
   // Sleeping while holding matters on a shared machine: a thread that busy-polls through a
   // 20 ms delay uses up its CFS share and is then preempted for milliseconds.
   Duration idle_sleep{std::chrono::microseconds(100)};
+  // The lcore for lane b_to_a; -1 = the calling lcore runs both lanes.
+  int worker_lcore = -1;
+  // Where counters are published every publish_interval and new profiles come from; null = none.
+  Exchange* exchange = nullptr;
+  Duration publish_interval{std::chrono::milliseconds(100)};
+  // Captures (capture.h), null = none: what each port received and what it sent.
+  CaptureRing* capture_a_in = nullptr;
+  CaptureRing* capture_a_out = nullptr;
+  CaptureRing* capture_b_in = nullptr;
+  CaptureRing* capture_b_out = nullptr;
 };
 
-// Runs on the calling lcore until `stop` becomes true or the duration has passed, then drains
-// (above). `stop` is only read: a signal handler may set it.
+// Runs until `stop` becomes true or the duration has passed, then drains (above). `stop` is
+// only read: a signal handler may set it.
 EmuStats run_forwarder(const Profile& profile, const ForwarderOptions& o, const std::atomic<bool>& stop);
 
 }  // namespace gw

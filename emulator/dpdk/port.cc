@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/errors.h"
+#include "emulator/dpdk/sizing.h"
 
 namespace gw {
 namespace {
@@ -34,16 +35,36 @@ void check(int rc, std::uint16_t id, const char* what) {
   }
 }
 
+unsigned pool_flags() {
+  return rte_eal_has_hugepages() != 0 ? 0U : RTE_MEMPOOL_F_NO_IOVA_CONTIG;
+}
+
 }  // namespace
 
-MbufPool::MbufPool(const std::string& name, std::uint32_t mbufs, std::uint16_t data_room_bytes) {
-  const unsigned flags = rte_eal_has_hugepages() != 0 ? 0U : RTE_MEMPOOL_F_NO_IOVA_CONTIG;
-  const std::uint32_t elt = sizeof(rte_mbuf) + data_room_bytes;
+std::uint64_t mbuf_object_bytes(std::uint16_t data_room_bytes) {
   rte_mempool_objsz sz{};
-  const std::uint64_t per_object = rte_mempool_calc_obj_size(elt, flags, &sz);
+  return rte_mempool_calc_obj_size(static_cast<std::uint32_t>(sizeof(rte_mbuf) + data_room_bytes),
+                                   pool_flags(), &sz);
+}
+
+std::uint64_t mbufs_outside_the_profile(unsigned lcores) {
+  return 2ULL * (kRxDescriptors + kTxDescriptors) + lcores * (kPoolCache * 3 / 2 + 2 * 32);
+}
+
+BitRate port_speed(std::uint16_t port_id) {
+  rte_eth_link link{};
+  if (rte_eth_link_get_nowait(port_id, &link) != 0 || link.link_speed == RTE_ETH_SPEED_NUM_UNKNOWN) {
+    return BitRate{0};
+  }
+  return BitRate{static_cast<std::uint64_t>(link.link_speed) * 1'000'000ULL};
+}
+
+MbufPool::MbufPool(const std::string& name, std::uint32_t mbufs, std::uint16_t data_room_bytes) {
+  const unsigned flags = pool_flags();
+  const std::uint32_t elt = sizeof(rte_mbuf) + data_room_bytes;
   // Objects plus the mempool header and per-lcore caches, rounded up; a lower bound on what
   // EAL memory must hold besides the PMDs' own rings.
-  const std::uint64_t need_mib = (per_object * mbufs) / (1 << 20) + 16;
+  const std::uint64_t need_mib = pool_mib(mbufs, mbuf_object_bytes(data_room_bytes));
   const std::string sizing = std::to_string(mbufs) + " mbufs of " + std::to_string(data_room_bytes) +
                              " data bytes need about " + std::to_string(need_mib) + " MiB";
 

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 
+#include "core/rate.h"
 #include "emulator/dpdk/stats.h"
 
 struct rte_mempool;
@@ -20,6 +21,17 @@ namespace gw {
 // Data room of one mbuf: RTE_MBUF_DEFAULT_BUF_SIZE (2 KiB of frame + 128 B headroom), enough
 // for a 1500-byte MTU.
 inline constexpr std::uint16_t kDefaultMbufDataRoom = 2048 + 128;
+
+// EAL memory one mbuf takes in a pool made as MbufPool makes it (header, data room, mempool
+// object header and padding).
+std::uint64_t mbuf_object_bytes(std::uint16_t data_room_bytes);
+
+// mbufs the ports and the lcores' mempool caches may hold whatever the profile: rx and tx
+// descriptors of two ports, and up to 1.5 x the cache size per lcore (rte_mempool).
+std::uint64_t mbufs_outside_the_profile(unsigned lcores);
+
+// The port's link speed as its driver reports it (0 when unknown).
+BitRate port_speed(std::uint16_t port_id);
 
 class MbufPool {
  public:

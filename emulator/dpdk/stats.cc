@@ -4,6 +4,21 @@
 
 namespace gw {
 
+std::int64_t DelayErrorHistogram::quantile_upper_ns(double q) const {
+  if (samples == 0) {
+    return -1;
+  }
+  const auto rank = static_cast<std::uint64_t>(q * static_cast<double>(samples - 1)) + 1;
+  std::uint64_t seen = 0;
+  for (std::size_t i = 0; i < kUpperNs.size(); ++i) {
+    seen += counts[i];
+    if (seen >= rank) {
+      return kUpperNs[i];
+    }
+  }
+  return -1;
+}
+
 std::uint64_t DirectionStats::dropped_total() const {
   std::uint64_t n = tx_full + no_mbuf;
   for (const std::uint64_t d : dropped) {
@@ -23,13 +38,49 @@ std::string DirectionStats::accounting_error() const {
          std::to_string(dropped_total()) + " + held " + std::to_string(held) + " = " + std::to_string(out);
 }
 
-nlohmann::json to_json(const DirectionStats& s) {
-  nlohmann::json dropped = nlohmann::json::object();
-  for (std::size_t i = 0; i < s.dropped.size(); ++i) {
-    dropped[drop_cause_name(static_cast<DropCause>(i))] = s.dropped[i];
+namespace {
+nlohmann::json causes_json(const std::array<std::uint64_t, static_cast<std::size_t>(DropCause::kCount)>& d) {
+  nlohmann::json j = nlohmann::json::object();
+  for (std::size_t i = 0; i < d.size(); ++i) {
+    j[drop_cause_name(static_cast<DropCause>(i))] = d[i];
   }
+  return j;
+}
+}  // namespace
+
+nlohmann::json to_json(const DelayErrorHistogram& h) {
+  nlohmann::json buckets = nlohmann::json::array();
+  for (std::size_t i = 0; i < h.counts.size(); ++i) {
+    buckets.push_back(
+        {{"le_ns", i < h.kUpperNs.size() ? nlohmann::json(h.kUpperNs[i]) : nlohmann::json("inf")},
+         {"count", h.counts[i]}});
+  }
+  const auto q = [&](double p) {
+    const std::int64_t v = h.quantile_upper_ns(p);
+    return v < 0 ? nlohmann::json(nullptr) : nlohmann::json(v);
+  };
+  return {{"samples", h.samples},
+          {"sum_ns", h.sum_ns},
+          {"p50_at_most_ns", q(0.5)},
+          {"p99_at_most_ns", q(0.99)},
+          {"buckets", buckets}};
+}
+
+nlohmann::json to_json(const ClassStats& s) {
+  return {{"packets_in", s.packets_in},        {"bytes_in", s.bytes_in},
+          {"delivered", s.delivered},          {"bytes_delivered", s.bytes_delivered},
+          {"dropped", causes_json(s.dropped)}, {"duplicated", s.duplicated},
+          {"corrupted", s.corrupted},          {"marked_ce", s.marked_ce}};
+}
+
+nlohmann::json to_json(const DirectionStats& s) {
+  nlohmann::json dropped = causes_json(s.dropped);
   dropped["tx_full"] = s.tx_full;
   dropped["no_mbuf"] = s.no_mbuf;
+  nlohmann::json classes = nlohmann::json::object();
+  for (const ClassStats& c : s.classes) {
+    classes[c.name] = to_json(c);
+  }
   return {{"received", s.received},
           {"received_bytes", s.received_bytes},
           {"duplicates", s.duplicates},
@@ -40,6 +91,8 @@ nlohmann::json to_json(const DirectionStats& s) {
           {"held", s.held},
           {"marked_ce", s.marked_ce},
           {"corrupted", s.corrupted},
+          {"delay_error", to_json(s.delay_error)},
+          {"classes", classes},
           {"balanced", s.accounting_error().empty()}};
 }
 
@@ -76,6 +129,19 @@ std::string to_table(const EmuStats& s) {
     }
     os << "\n  held     " << d.held << "\n  CE marked " << d.marked_ce << ", corrupted " << d.corrupted
        << "\n";
+    if (d.delay_error.samples > 0) {
+      os << "  release later than intended: p50 <= " << d.delay_error.quantile_upper_ns(0.5)
+         << " ns, p99 <= " << d.delay_error.quantile_upper_ns(0.99) << " ns (-1 = over 10 ms), mean "
+         << d.delay_error.sum_ns / static_cast<std::int64_t>(d.delay_error.samples) << " ns\n";
+    }
+    for (const ClassStats& c : d.classes) {
+      std::uint64_t drops = 0;
+      for (const std::uint64_t x : c.dropped) {
+        drops += x;
+      }
+      os << "  class " << c.name << ": in " << c.packets_in << ", delivered " << c.delivered << ", dropped "
+         << drops << ", duplicated " << c.duplicated << ", CE marked " << c.marked_ce << "\n";
+    }
     const std::string err = d.accounting_error();
     os << "  received + duplicates = sent + dropped + held: " << (err.empty() ? "yes" : "NO: " + err) << "\n";
   };

@@ -8,12 +8,52 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "emulator/engine/packet.h"
 
 namespace gw {
+
+// How late frames left against their intended release instant (actual - intended: the TSC
+// read just before the tx burst minus the engine's p.time), in fixed buckets so the data
+// plane only increments an integer. Upper bounds in ns; the last bucket is +Inf.
+struct DelayErrorHistogram {
+  static constexpr std::array<std::int64_t, 16> kUpperNs{
+      100,    250,     500,     1'000,   2'000,     5'000,     10'000,    20'000,
+      50'000, 100'000, 200'000, 500'000, 1'000'000, 2'000'000, 5'000'000, 10'000'000};
+  std::array<std::uint64_t, kUpperNs.size() + 1> counts{};  // not cumulative; [16] = over 10 ms
+  std::uint64_t samples = 0;
+  std::int64_t sum_ns = 0;
+
+  void add(std::int64_t error_ns) {
+    std::size_t i = 0;
+    while (i < kUpperNs.size() && error_ns > kUpperNs[i]) {
+      ++i;
+    }
+    ++counts[i];
+    ++samples;
+    sum_ns += error_ns;
+  }
+  // The upper bound (ns) of the bucket holding quantile q in [0, 1]; -1 when empty or above
+  // the last finite bound.
+  std::int64_t quantile_upper_ns(double q) const;
+};
+
+// One traffic class of the profile ("default" for the default pipeline), as the engine counts
+// it: what entered that class's pipeline and what came out of it.
+struct ClassStats {
+  std::string name;
+  std::uint64_t packets_in = 0;
+  std::uint64_t bytes_in = 0;
+  std::uint64_t delivered = 0;
+  std::uint64_t bytes_delivered = 0;
+  std::array<std::uint64_t, static_cast<std::size_t>(DropCause::kCount)> dropped{};
+  std::uint64_t duplicated = 0;
+  std::uint64_t corrupted = 0;
+  std::uint64_t marked_ce = 0;
+};
 
 struct DirectionStats {
   std::uint64_t received = 0;  // frames taken from the ingress port's rx queue
@@ -26,8 +66,10 @@ struct DirectionStats {
   std::uint64_t tx_full = 0;  // the egress tx queue refused the frame
   std::uint64_t no_mbuf = 0;  // no mbuf left for the private copy of a duplicated frame
   std::uint64_t held = 0;
-  std::uint64_t marked_ce = 0;  // CE applied to the bytes
-  std::uint64_t corrupted = 0;  // a bit flipped in the bytes
+  std::uint64_t marked_ce = 0;      // CE applied to the bytes
+  std::uint64_t corrupted = 0;      // a bit flipped in the bytes
+  DelayErrorHistogram delay_error;  // one sample per frame sent
+  std::vector<ClassStats> classes;  // the engine's per-class counters (filled when published)
 
   std::uint64_t dropped_total() const;
   // Empty when received + duplicates = sent + dropped + held, else what is off.
@@ -56,6 +98,8 @@ struct EmuStats {
   std::uint32_t pool_available = 0;  // at exit, after the ports were closed
 };
 
+nlohmann::json to_json(const DelayErrorHistogram& h);
+nlohmann::json to_json(const ClassStats& s);
 nlohmann::json to_json(const DirectionStats& s);
 nlohmann::json to_json(const PortStats& s);
 nlohmann::json to_json(const EmuStats& s);

@@ -2,13 +2,20 @@
 # sourced, not run). Source it after lib/common.bash:
 #   source "$(dirname "$0")/lib/common.bash" "$@"
 #   source "$SRC/tests/integration/lib/emu.bash"   # common.bash has cd-ed to $TMP
-# On load it skips the test (exit 0) when not root, and replaces common.bash's EXIT trap with
+# On load it skips the test (exit 0) when not root, takes /tmp/gw-bench.lock (the namespace
+# bench is shared with other tests and tools: held until the test's process exits, waiting up
+# to 10 minutes for it), and replaces common.bash's EXIT trap with
 # one that ALWAYS stops the emulator, runs `ci/bench-netns down`, removes the EAL runtime
 # folder /var/run/dpdk/$EMU_PREFIX and the scratch folder, and kills the pids a test put in
 # EMU_EXTRA_PIDS.
 # Defines:
 #   emu_start PROFILE DURATION [EMU-OPTION...]  bench up, `gradwall emu` in the background
-#                      (stats to s.json, output to emu.out/emu.err); sets EMU_PID
+#                      (stats to s.json, output to emu.out/emu.err); sets EMU_PID. EAL lcores
+#                      from EMU_LCORES (default 0; "0,1" gives each direction its own)
+#   emu_quiet_bench    permanent ARP entries and IPv6 off in both namespaces, so nothing but
+#                      the test's own traffic crosses the emulator (no ARP probes, no RS/MLD)
+#   emu_stderr_port WHAT  waits (~10 s) for emu.err to name the port of WHAT ("metrics",
+#                      "control endpoint") and prints it
 #   emu_wait_forwarding  polls one ping gw-a -> gw-b until answered (~10 s); 1 if never
 #   emu_wait_exit        waits for the emulator (it ends by --duration); sets emu_rc, fails
 #                        unless it exited 0
@@ -21,7 +28,14 @@ if [[ $(id -u) -ne 0 ]]; then
   exit 0
 fi
 
+exec {EMU_LOCK_FD}>/tmp/gw-bench.lock
+if ! flock -w 600 "$EMU_LOCK_FD"; then
+  echo "FAIL: $NAME: /tmp/gw-bench.lock still held after 10 minutes" >&2
+  exit 1
+fi
+
 EMU_PREFIX=gw-test-${NAME%.sh}-$$
+EMU_LCORES=${EMU_LCORES:-0}
 EMU_PID=
 EMU_EXTRA_PIDS=() # helpers a test started (iperf3 servers, ...): killed by the EXIT trap
 emu_cleanup() {
@@ -52,10 +66,34 @@ emu_start() {
   shift 2
   "$SRC/ci/bench-netns" up
   "$GW" emu --profile "$profile" --duration "$duration" --stats-json s.json "$@" -- \
-    --no-huge -m 512 --no-pci --file-prefix="$EMU_PREFIX" -l 0 \
+    --no-huge -m 512 --no-pci --file-prefix="$EMU_PREFIX" -l "$EMU_LCORES" \
     --vdev=net_af_packet0,iface=gw-a-emu,framecnt=4096 \
     --vdev=net_af_packet1,iface=gw-b-emu,framecnt=4096 >emu.out 2>emu.err &
   EMU_PID=$!
+}
+
+emu_quiet_bench() {
+  local side peer mac addr
+  for side in a b; do
+    [[ $side == a ]] && peer=b || peer=a
+    mac=$(ip -n "gw-$peer" -o link show "gw-${peer}0" | sed -n 's|.*link/ether \([0-9a-f:]*\).*|\1|p')
+    [[ $peer == a ]] && addr=198.18.0.1 || addr=198.18.0.2
+    ip -n "gw-$side" neigh replace "$addr" lladdr "$mac" nud permanent dev "gw-${side}0"
+    ip netns exec "gw-$side" sysctl -qw "net.ipv6.conf.gw-${side}0.disable_ipv6=1"
+  done
+}
+
+emu_stderr_port() {
+  local what=$1 port
+  for _ in $(seq 1 100); do
+    port=$(sed -n "s|^gradwall emu: $what on [a-z/:]*[0-9.]*:\([0-9]*\).*|\1|p" emu.err 2>/dev/null)
+    if [[ -n $port ]]; then
+      echo "$port"
+      return 0
+    fi
+    sleep 0.1
+  done
+  return 1
 }
 
 # Until it forwards (EAL start, ARP through the emulator): one ping answered.

@@ -1,0 +1,267 @@
+#include "emulator/dpdk/control.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <fstream>
+#include <thread>
+
+#include "core/errors.h"
+#include "emulator/dpdk/exchange.h"
+#include "emulator/engine/profile.h"
+
+namespace gw {
+namespace {
+
+constexpr std::size_t kMaxHeaderBytes = 16 * 1024;
+constexpr std::size_t kMaxBodyBytes = 4 * 1024 * 1024;
+
+struct Request {
+  std::string method;
+  std::string path;
+  std::string authorization;
+  std::string body;
+};
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s;
+}
+
+std::string trim(const std::string& s) {
+  const auto b = s.find_first_not_of(" \t\r\n");
+  if (b == std::string::npos) {
+    return {};
+  }
+  return s.substr(b, s.find_last_not_of(" \t\r\n") - b + 1);
+}
+
+// Reads one request; false when the peer sent something that is not one (or too big).
+bool read_request(int fd, Request* r) {
+  std::string buf;
+  char chunk[4096];
+  std::size_t header_end = std::string::npos;
+  while ((header_end = buf.find("\r\n\r\n")) == std::string::npos) {
+    if (buf.size() > kMaxHeaderBytes) {
+      return false;
+    }
+    const ssize_t n = recv(fd, chunk, sizeof chunk, 0);
+    if (n <= 0) {
+      return false;
+    }
+    buf.append(chunk, static_cast<std::size_t>(n));
+  }
+  const std::string head = buf.substr(0, header_end);
+  std::size_t line_end = head.find("\r\n");
+  const std::string request_line = head.substr(0, line_end);
+  const auto sp1 = request_line.find(' ');
+  const auto sp2 = request_line.find(' ', sp1 + 1);
+  if (sp1 == std::string::npos || sp2 == std::string::npos) {
+    return false;
+  }
+  r->method = request_line.substr(0, sp1);
+  r->path = request_line.substr(sp1 + 1, sp2 - sp1 - 1);
+  std::size_t length = 0;
+  while (line_end != std::string::npos && line_end < head.size()) {
+    const std::size_t next = head.find("\r\n", line_end + 2);
+    const std::string line =
+        head.substr(line_end + 2, next == std::string::npos ? std::string::npos : next - line_end - 2);
+    line_end = next;
+    const auto colon = line.find(':');
+    if (colon == std::string::npos) {
+      continue;
+    }
+    const std::string name = lower(trim(line.substr(0, colon)));
+    const std::string value = trim(line.substr(colon + 1));
+    if (name == "authorization") {
+      r->authorization = value;
+    } else if (name == "content-length") {
+      try {
+        length = std::stoul(value);
+      } catch (const std::exception&) {
+        return false;
+      }
+    }
+  }
+  if (length > kMaxBodyBytes) {
+    return false;
+  }
+  r->body = buf.substr(header_end + 4);
+  while (r->body.size() < length) {
+    const ssize_t n = recv(fd, chunk, sizeof chunk, 0);
+    if (n <= 0) {
+      return false;
+    }
+    r->body.append(chunk, static_cast<std::size_t>(n));
+  }
+  r->body.resize(length);
+  return true;
+}
+
+void respond(int fd, int status, const nlohmann::json& body) {
+  const char* reason = status == 200   ? "OK"
+                       : status == 400 ? "Bad Request"
+                       : status == 401 ? "Unauthorized"
+                       : status == 404 ? "Not Found"
+                                       : "Service Unavailable";
+  const std::string text = body.dump(2) + "\n";
+  std::string out = "HTTP/1.1 " + std::to_string(status) + " " + reason +
+                    "\r\nContent-Type: application/json\r\nContent-Length: " + std::to_string(text.size()) +
+                    "\r\nConnection: close\r\n";
+  if (status == 401) {
+    out += "WWW-Authenticate: Bearer\r\n";
+  }
+  out += "\r\n" + text;
+  std::size_t done = 0;
+  while (done < out.size()) {
+    const ssize_t n = send(fd, out.data() + done, out.size() - done, MSG_NOSIGNAL);
+    if (n <= 0) {
+      return;
+    }
+    done += static_cast<std::size_t>(n);
+  }
+}
+
+// Compares without an early exit, so the time taken does not tell how much of a guess matched.
+bool same_token(const std::string& a, const std::string& b) {
+  unsigned char diff = a.size() == b.size() ? 0 : 1;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    diff = static_cast<unsigned char>(diff | (a[i] ^ (i < b.size() ? b[i] : 0)));
+  }
+  return diff == 0;
+}
+
+}  // namespace
+
+std::string read_token_file(const std::string& file) {
+  std::ifstream f(file);
+  std::string line;
+  if (!f || !std::getline(f, line)) {
+    throw InputError(file, "", "cannot read the control token file");
+  }
+  line = trim(line);
+  if (line.empty()) {
+    throw InputError(file, "", "the control token (first line) is empty");
+  }
+  return line;
+}
+
+ControlServer::ControlServer(const std::string& address, std::string token, Exchange& exchange, Hooks hooks)
+    : token_(std::move(token)), exchange_(exchange), hooks_(std::move(hooks)) {
+  const auto colon = address.rfind(':');
+  sockaddr_in sa{};
+  sa.sin_family = AF_INET;
+  int port = -1;
+  if (colon != std::string::npos) {
+    try {
+      port = std::stoi(address.substr(colon + 1));
+    } catch (const std::exception&) {
+      port = -1;
+    }
+  }
+  if (colon == std::string::npos || port < 0 || port > 65535 ||
+      inet_pton(AF_INET, address.substr(0, colon).c_str(), &sa.sin_addr) != 1) {
+    throw InputError("--control", "",
+                     "must be IPV4-ADDRESS:PORT (e.g. 127.0.0.1:9465), got '" + address + "'");
+  }
+  if (token_.empty()) {
+    throw InputError("--control-token-file", "", "the token is empty");
+  }
+  sa.sin_port = htons(static_cast<std::uint16_t>(port));
+  listen_fd_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  const int one = 1;
+  (void)setsockopt(listen_fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  if (listen_fd_ < 0 || bind(listen_fd_, reinterpret_cast<sockaddr*>(&sa), sizeof sa) != 0 ||
+      listen(listen_fd_, 8) != 0) {
+    const std::string why = std::strerror(errno);
+    if (listen_fd_ >= 0) {
+      close(listen_fd_);
+    }
+    throw EnvironmentError("--control: cannot listen on " + address + ": " + why);
+  }
+  socklen_t len = sizeof sa;
+  (void)getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&sa), &len);
+  port_ = ntohs(sa.sin_port);
+  thread_ = std::thread([this] { serve(); });
+}
+
+ControlServer::~ControlServer() {
+  stop_.store(true);
+  thread_.join();
+  close(listen_fd_);
+}
+
+void ControlServer::serve() {
+  while (!stop_.load()) {
+    pollfd p{listen_fd_, POLLIN, 0};
+    if (poll(&p, 1, 100) <= 0) {
+      continue;
+    }
+    const int fd = accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
+    if (fd < 0) {
+      continue;
+    }
+    const timeval two_seconds{2, 0};
+    (void)setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &two_seconds, sizeof two_seconds);
+    handle(fd);
+    close(fd);
+  }
+}
+
+void ControlServer::handle(int fd) {
+  Request r;
+  if (!read_request(fd, &r)) {
+    respond(fd, 400, {{"error", "not an HTTP/1.1 request (or headers over 16 KiB, body over 4 MiB)"}});
+    return;
+  }
+  if (!same_token(r.authorization, "Bearer " + token_)) {
+    respond(fd, 401, {{"error", "needs the header `Authorization: Bearer TOKEN` (--control-token-file)"}});
+    return;
+  }
+  if (r.method == "GET" && r.path == "/stats") {
+    respond(fd, 200, hooks_.stats());
+    return;
+  }
+  if (r.method != "POST" || r.path != "/profile") {
+    respond(fd, 404, {{"error", "endpoints: GET /stats, POST /profile"}});
+    return;
+  }
+  std::shared_ptr<const Profile> profile;
+  try {
+    const nlohmann::json doc = nlohmann::json::parse(r.body);
+    profile = std::make_shared<const Profile>(parse_profile(doc, "POST /profile"));
+  } catch (const nlohmann::json::exception& e) {
+    respond(fd, 400, {{"error", std::string("POST /profile: not JSON: ") + e.what()}});
+    return;
+  } catch (const InputError& e) {
+    respond(fd, 400, {{"error", e.what()}});
+    return;
+  }
+  const std::uint64_t g = exchange_.offer(profile);
+  // Both lanes look at every loop (at most an idle sleep apart): a second is plenty.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+  while (std::chrono::steady_clock::now() < deadline &&
+         (exchange_.applied(Direction::kAToB) < g || exchange_.applied(Direction::kBToA) < g)) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  if (exchange_.applied(Direction::kAToB) < g || exchange_.applied(Direction::kBToA) < g) {
+    respond(fd, 503,
+            {{"error", "the data plane did not take the profile within 1 s (it will when it polls)"},
+             {"generation", g}});
+    return;
+  }
+  if (hooks_.applied) {
+    hooks_.applied(*profile);
+  }
+  respond(fd, 200, {{"applied", true}, {"profile", profile->name}, {"generation", g}});
+}
+
+}  // namespace gw

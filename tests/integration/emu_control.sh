@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# cli.emu_control: the control endpoint `--control 127.0.0.1:0 --control-token-file F`.
+# Checks: without the token and with a wrong one, GET /stats and POST /profile answer 401;
+# with it GET /stats answers 200 with the live counters; POST /profile with a bad profile
+# answers 400 with the validation message ($.a_to_b.loss.p) and the old profile (10 ms each
+# way) keeps running (median ping RTT in [20, 25] ms: the configured floor + 5 ms slack for a
+# loaded machine); with a good one (30 ms each way) 200 "applied" and the median RTT is in
+# [60, 65] ms; the exit stats balance and name the new profile.
+# Needs root (namespaces, af_packet); skipped with exit 0 otherwise. Labels: cli;root.
+# Usage: emu_control.sh GRADWALL SOURCE_DIR   (how tests/CMakeLists.txt runs it)
+set -euo pipefail
+
+# shellcheck source=lib/common.bash
+source "$(dirname "$0")/lib/common.bash" "$@"
+
+# shellcheck source=lib/emu.bash
+source "$SRC/tests/integration/lib/emu.bash" # common.bash has cd-ed to $TMP
+
+# rtt LO HI LABEL: 15 pings; their median RTT must be in [LO, HI] ms. The median, not the
+# mean: on a loaded 2-vCPU machine a few pings wait for a CPU for tens of ms.
+rtt() {
+  run ip netns exec gw-a ping -c 15 -i 0.1 198.18.0.2
+  local median
+  median=$("$PY" -c 'import re, statistics, sys; t = [float(x) for x in re.findall(r"time=([0-9.]+) ms", sys.stdin.read())]; print(statistics.median(t) if t else "")' <<<"$out")
+  echo "$3: median ${median:-?} ms; $(tail -n 1 <<<"$out")"
+  if [[ -z $median ]] || ! "$PY" -c "import sys; sys.exit(0 if $1 <= $median <= $2 else 1)"; then
+    fail "$3: median RTT ${median:-?} ms, want [$1, $2]"
+  fi
+}
+
+# http EXPECTED-STATUS LABEL CURL-ARGS...: the body goes to body.txt.
+http() {
+  local want=$1 label=$2 code
+  shift 2
+  code=$(curl -s -o body.txt -w '%{http_code}' "$@" || true)
+  echo "$label: HTTP $code"
+  [[ $code == "$want" ]] || fail "$label: HTTP $code, want $want; body: $(cat body.txt 2>/dev/null)"
+}
+
+echo '{"gradwall": "profile/v1", "name": "d10", "a_to_b": {"delay": {"delay_ms": 10}}}' >p.json
+echo '{"gradwall": "profile/v1", "name": "d30", "a_to_b": {"delay": {"delay_ms": 30}}}' >good.json
+echo '{"gradwall": "profile/v1", "name": "bad", "a_to_b": {"loss": {"p": 1.5}}}' >bad.json
+head -c 24 /dev/urandom | base64 | tr -d '/+=' >token
+token=$(<token)
+
+emu_start p.json 30 --control 127.0.0.1:0 --control-token-file token
+if ! port=$(emu_stderr_port "control endpoint"); then
+  fail "no control endpoint port on stderr: $(<emu.err)"
+  finish
+fi
+url=http://127.0.0.1:$port
+if ! emu_wait_forwarding; then
+  fail "gradwall emu did not forward within ~10 s; its stderr: $(<emu.err)"
+  finish
+fi
+
+http 401 "GET /stats without a token" "$url/stats"
+http 401 "GET /stats with a wrong token" -H "Authorization: Bearer x$token" "$url/stats"
+http 401 "POST /profile without a token" --data-binary @good.json "$url/profile"
+http 200 "GET /stats" -H "Authorization: Bearer $token" "$url/stats"
+"$PY" -c 'import json; s=json.load(open("body.txt")); assert s["a_to_b"]["received"] >= 1 and s["final"] is False' ||
+  fail "GET /stats: not the live counters: $(<body.txt)"
+
+http 400 "POST /profile (bad)" -H "Authorization: Bearer $token" --data-binary @bad.json "$url/profile"
+grep -q 'a_to_b.loss.p' body.txt || fail "the 400 should carry the validation message: $(<body.txt)"
+cat body.txt
+rtt 20 25 "10 ms after the rejected profile"
+
+http 200 "POST /profile (good)" -H "Authorization: Bearer $token" --data-binary @good.json "$url/profile"
+grep -q '"applied": true' body.txt || fail "POST /profile: not applied: $(<body.txt)"
+rtt 60 65 "30 ms after POST /profile"
+
+emu_stop
+emu_check_stats s.json 30
+run "$PY" -c 'import json; print(json.load(open("s.json"))["profile"])'
+[[ $out == d30 ]] || fail "exit stats name profile $out, want d30"
+
+finish
