@@ -5,13 +5,30 @@
 
 namespace gw {
 
+namespace {
+
+std::uint32_t region_count(const coll::Placement& placement) {
+  std::uint32_t n = 0;
+  for (const std::uint32_t r : placement.region) {
+    n = std::max(n, r + 1);
+  }
+  return n;
+}
+
+}  // namespace
+
 CollectiveDriver::CollectiveDriver(EventLoop& loop, MessageService& net, coll::Placement placement,
                                    std::vector<IterationPlan> plans, coll::AlphaBeta model)
+    : CollectiveDriver(loop, net, placement, std::move(plans),
+                       coll::LinkModel::uniform(region_count(placement), model)) {}
+
+CollectiveDriver::CollectiveDriver(EventLoop& loop, MessageService& net, coll::Placement placement,
+                                   std::vector<IterationPlan> plans, coll::LinkModel links)
     : loop_(&loop),
       net_(&net),
       placement_(std::move(placement)),
       plans_(std::move(plans)),
-      model_(model),
+      links_(std::move(links)),
       timer_(loop, *this) {
   // Build every schedule once up front so that an impossible op fails before the run.
   for (const IterationPlan& plan : plans_) {
@@ -36,6 +53,8 @@ void CollectiveDriver::begin_iteration(Instant now) {
   rec.index = static_cast<std::uint32_t>(iteration_);
   rec.start = now;
   iterations_.push_back(rec);
+  all_ranks_busy_ = Duration{0};
+  rank_busy_.assign(placement_.region.size(), Duration{0});
   item_waiting_.assign(plan.items.size(), 0);
   items_done_ = 0;
   for (std::size_t i = 0; i < plan.items.size(); ++i) {
@@ -55,8 +74,31 @@ void CollectiveDriver::begin_iteration(Instant now) {
 
 void CollectiveDriver::start_item(std::uint32_t item, Instant now) {
   const WorkItem& w = plans_[iteration_].items[item];
+  if (w.is_p2p) {
+    TransferRecord rec;
+    rec.name = w.name;
+    rec.src = w.src;
+    rec.dst = w.dst;
+    rec.bytes = w.bytes;
+    rec.iteration = static_cast<std::uint32_t>(iteration_);
+    rec.start = now;
+    transfers_.push_back(rec);
+    const std::uint64_t id = net_->send(w.src, w.dst, 0, w.bytes, now);
+    if (id >= messages_.size()) {
+      messages_.resize(id + 1);
+    }
+    messages_[id] = MessageRef{item, 0, true, transfers_.size() - 1};
+    return;
+  }
   if (!w.is_collective) {
-    iterations_.back().compute += w.compute;
+    if (w.rank == WorkItem::kAllRanks) {
+      all_ranks_busy_ += w.compute;
+    } else {
+      rank_busy_.at(w.rank) += w.compute;
+    }
+    iterations_.back().compute =
+        all_ranks_busy_ +
+        (rank_busy_.empty() ? Duration{0} : *std::max_element(rank_busy_.begin(), rank_busy_.end()));
     computing_.emplace_back(now + w.compute, item);
     std::sort(computing_.begin(), computing_.end(), [](const auto& a, const auto& b) {
       return a.first != b.first ? a.first > b.first : a.second > b.second;
@@ -84,7 +126,7 @@ void CollectiveDriver::start_item(std::uint32_t item, Instant now) {
   rec.ranks = op.schedule.ranks;
   rec.iteration = static_cast<std::uint32_t>(iteration_);
   rec.start = now;
-  rec.predicted = coll::predicted_time(w.collective, op.schedule.ranks, model_);
+  rec.predicted = coll::predicted_time(w.collective, placement_, links_);
   op.record = ops_.size();
   ops_.push_back(rec);
   running_.push_back(std::move(op));
@@ -107,7 +149,7 @@ void CollectiveDriver::launch(std::uint32_t op, std::uint32_t step, Instant now)
   if (id >= messages_.size()) {
     messages_.resize(id + 1);
   }
-  messages_[id] = MessageRef{op, step};
+  messages_[id] = MessageRef{op, step, false, 0};
 }
 
 void CollectiveDriver::delivered(std::uint64_t message, Instant now) {
@@ -115,6 +157,11 @@ void CollectiveDriver::delivered(std::uint64_t message, Instant now) {
     throw std::logic_error("collective driver: a message it never sent");
   }
   const MessageRef ref = messages_[message];
+  if (ref.p2p) {
+    transfers_[ref.transfer].end = now;
+    finish_item(ref.op, now);
+    return;
+  }
   RunningOp& op = running_[ref.op];
   ++op.steps_done;
   for (const std::uint32_t next : op.dependents[ref.step]) {

@@ -26,13 +26,21 @@ class MessageService {
                              Instant now) = 0;
 };
 
-// One item of an iteration: a compute phase (all ranks busy for `compute`) or a collective.
-// An item starts when every item in `after` (indices into the iteration) has finished.
+// One item of an iteration: a compute phase (all ranks, or rank `rank`, busy for `compute`), a
+// collective, or a point-to-point transfer of `bytes` from rank `src` to rank `dst` (pipeline
+// activations). An item starts when every item in `after` (indices into the iteration) has
+// finished.
 struct WorkItem {
+  static constexpr std::uint32_t kAllRanks = 0xFFFFFFFF;
   std::string name;
   Duration compute{0};  // > 0: a compute phase
+  std::uint32_t rank = kAllRanks;
   bool is_collective = false;
   coll::CollectiveSpec collective;
+  bool is_p2p = false;
+  std::uint32_t src = 0;
+  std::uint32_t dst = 0;
+  std::uint64_t bytes = 0;
   std::vector<std::uint32_t> after;
 };
 
@@ -50,17 +58,34 @@ struct OpRecord {
   Duration predicted{0};
 };
 
+// A point-to-point transfer's start and arrival.
+struct TransferRecord {
+  std::string name;
+  std::uint32_t src = 0;
+  std::uint32_t dst = 0;
+  std::uint64_t bytes = 0;
+  std::uint32_t iteration = 0;
+  Instant start{};
+  Instant end{};
+};
+
 struct IterationRecord {
   std::uint32_t index = 0;
   Instant start{};
   Instant end{};
-  Duration compute{0};  // GPU busy: the compute phases, which run one after another
+  // GPU busy: the all-rank compute phases plus the busiest rank's own compute phases (the
+  // phases of one rank run one after another).
+  Duration compute{0};
 };
 
 class CollectiveDriver final : public Wakeable {
  public:
   // `plans`: one per iteration, run one after another. Throws coll::CollectiveError (from
   // build_schedule) when an op cannot run on these ranks.
+  // `links`: the α-β model per pair of regions, for each op's predicted time.
+  CollectiveDriver(EventLoop& loop, MessageService& net, coll::Placement placement,
+                   std::vector<IterationPlan> plans, coll::LinkModel links);
+  // One α-β for every pair of ranks.
   CollectiveDriver(EventLoop& loop, MessageService& net, coll::Placement placement,
                    std::vector<IterationPlan> plans, coll::AlphaBeta model);
 
@@ -72,6 +97,7 @@ class CollectiveDriver final : public Wakeable {
   bool done() const { return iteration_ >= plans_.size(); }
   const std::vector<OpRecord>& ops() const { return ops_; }
   const std::vector<IterationRecord>& iterations() const { return iterations_; }
+  const std::vector<TransferRecord>& transfers() const { return transfers_; }
 
  private:
   struct RunningOp {
@@ -83,8 +109,10 @@ class CollectiveDriver final : public Wakeable {
     std::size_t steps_done = 0;
   };
   struct MessageRef {
-    std::uint32_t op = 0;  // index into running_
+    std::uint32_t op = 0;  // index into running_, or the item of a point-to-point transfer
     std::uint32_t step = 0;
+    bool p2p = false;
+    std::size_t transfer = 0;  // index into transfers_
   };
 
   void begin_iteration(Instant now);
@@ -96,7 +124,7 @@ class CollectiveDriver final : public Wakeable {
   MessageService* net_;
   coll::Placement placement_;
   std::vector<IterationPlan> plans_;
-  coll::AlphaBeta model_;
+  coll::LinkModel links_;
   Timer timer_;
   std::size_t iteration_ = 0;
   std::vector<std::uint32_t> item_waiting_;  // per item of the current iteration
@@ -106,6 +134,9 @@ class CollectiveDriver final : public Wakeable {
   std::vector<MessageRef> messages_;  // by message id (the service numbers them 0, 1, ...)
   std::vector<OpRecord> ops_;
   std::vector<IterationRecord> iterations_;
+  std::vector<TransferRecord> transfers_;
+  Duration all_ranks_busy_{0};
+  std::vector<Duration> rank_busy_;  // this iteration, per rank
 };
 
 }  // namespace gw

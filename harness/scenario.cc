@@ -12,6 +12,8 @@
 #include "emulator/engine/netem.h"
 #include "emulator/engine/profile.h"
 #include "generators/workloads/data_parallel.h"
+#include "generators/workloads/moe.h"
+#include "generators/workloads/pipeline.h"
 
 namespace gw {
 
@@ -267,7 +269,15 @@ void read_training_workload(const JsonReader& w, const fabric::TopologySpec& top
   model.hidden = static_cast<std::uint64_t>(m.optional_integer("hidden", 0, 1 << 20).value_or(0));
   model.tokens_per_iteration =
       static_cast<std::uint64_t>(m.optional_number("tokens_per_iteration", 0, 1e12).value_or(0));
+  model.bytes_per_activation =
+      static_cast<std::uint32_t>(m.optional_integer("bytes_per_activation", 1, 8).value_or(2));
   m.finish();
+  if ((spec.kind == "moe" || spec.kind == "pipeline") &&
+      (model.hidden == 0 || model.tokens_per_iteration == 0)) {
+    m.fail(model.hidden == 0 ? "hidden" : "tokens_per_iteration",
+           "missing: " + spec.kind +
+               " sizes its transfers from tokens_per_iteration x hidden x bytes_per_activation");
+  }
   const JsonReader c = w.object("compute");
   wl::ComputeSpec compute;
   compute.forward = c.duration("forward").value_or(Duration{0});
@@ -276,7 +286,7 @@ void read_training_workload(const JsonReader& w, const fabric::TopologySpec& top
   compute.mfu = c.optional_number("mfu", 0.001, 1).value_or(compute.mfu);
   c.finish();
   coll::Algorithm algorithm = coll::Algorithm::kRing;
-  const std::string name = w.optional_string("algorithm").value_or("ring");
+  const std::string name = w.optional_string("algorithm").value_or(spec.kind == "moe" ? "pairwise" : "ring");
   if (!coll::parse_algorithm(name, algorithm)) {
     w.fail("algorithm", "unknown algorithm \"" + name + "\"");
   }
@@ -293,6 +303,38 @@ void read_training_workload(const JsonReader& w, const fabric::TopologySpec& top
       cfg.channels = channels;
       cfg.iterations = spec.iterations;
       spec.training = wl::ddp_workload(cfg, total_hosts(topo));
+    } else if (spec.kind == "moe") {
+      wl::MoeConfig cfg;
+      cfg.model = model;
+      cfg.compute = compute;
+      cfg.top_k = static_cast<std::uint32_t>(w.optional_integer("top_k", 1, 64).value_or(cfg.top_k));
+      cfg.skew = w.optional_number("skew", 0, 10).value_or(cfg.skew);
+      cfg.expert_share = w.optional_number("expert_share", 0, 1).value_or(cfg.expert_share);
+      cfg.seed = static_cast<std::uint64_t>(w.optional_integer("routing_seed", 0, 1LL << 53).value_or(1));
+      cfg.algorithm = algorithm;
+      cfg.channels = channels;
+      cfg.iterations = spec.iterations;
+      if (algorithm != coll::Algorithm::kPairwise && algorithm != coll::Algorithm::kDirect) {
+        w.fail("algorithm", "moe sends all-to-all: use \"pairwise\" or \"direct\", got \"" + name + "\"");
+      }
+      spec.training = wl::moe_workload(cfg, total_hosts(topo));
+    } else if (spec.kind == "pipeline") {
+      wl::PipelineConfig cfg;
+      cfg.model = model;
+      cfg.compute = compute;
+      cfg.micro_batches = static_cast<std::uint32_t>(
+          w.optional_integer("micro_batches", 1, 4096).value_or(cfg.micro_batches));
+      const std::string schedule = w.choice("schedule", {"1f1b", "gpipe"}, "1f1b");
+      cfg.schedule = schedule == "gpipe" ? wl::PipelineSchedule::kGpipe : wl::PipelineSchedule::kOneFOneB;
+      cfg.iterations = spec.iterations;
+      if (w.has("algorithm") || w.has("channels")) {
+        w.fail(w.has("algorithm") ? "algorithm" : "channels",
+               "a pipeline sends point to point between stages: no collective settings");
+      }
+      if (total_hosts(topo) < 2) {
+        w.fail("kind", "a pipeline needs at least two stages: the topology has one host");
+      }
+      spec.training = wl::pipeline_workload(cfg, total_hosts(topo));
     } else {
       wl::FsdpConfig cfg;
       cfg.model = model;
@@ -323,11 +365,48 @@ void read_training_workload(const JsonReader& w, const fabric::TopologySpec& top
   }
 }
 
+// One entry of workload.flows or of background: endpoints, count, controller, start, size.
+// Leaves `f` open (the caller may read more keys, then finishes it).
+FlowSpec read_flow(const JsonReader& f, const fabric::TopologySpec& topo) {
+  FlowSpec flow;
+  flow.from = f.string("from");
+  flow.to = f.string("to");
+  for (const auto& [key, name] : {std::pair{"from", &flow.from}, {"to", &flow.to}}) {
+    if (!has_region(topo, *name)) {
+      f.fail(key, "no region named \"" + *name + "\" with hosts");
+    }
+  }
+  for (const auto& [key, host, region] :
+       {std::tuple{"from_host", &flow.from_host, flow.from}, {"to_host", &flow.to_host, flow.to}}) {
+    if (const auto h = f.optional_integer(key, 0, 65535)) {
+      const auto n = hosts_of(topo, region);
+      if (*h >= n) {
+        f.fail(key, "region \"" + region + "\" has " + std::to_string(n) + " hosts (0 to " +
+                        std::to_string(n - 1) + "), got " + std::to_string(*h));
+      }
+      *host = static_cast<std::uint32_t>(*h);
+    }
+  }
+  if (flow.from == flow.to && flow.from_host && flow.to_host && *flow.from_host == *flow.to_host) {
+    f.fail("to_host", "a flow from a host to itself");
+  }
+  if (flow.from == flow.to && hosts_of(topo, flow.from) < 2) {
+    f.fail("to",
+           "region \"" + flow.to + "\" has one host: a flow inside it would go from the host to itself");
+  }
+  flow.count = static_cast<std::uint32_t>(f.optional_integer("count", 1, 100000).value_or(1));
+  flow.cc = f.optional_string("cc").value_or("");
+  flow.cc_params = read_cc_params(f, "cc_params");
+  flow.start = f.duration("start").value_or(Duration{0});
+  flow.bytes = f.bytes("size", 1, std::uint64_t{1} << 50).value_or(0);
+  return flow;
+}
+
 WorkloadSpec read_workload(const JsonReader& w, const fabric::TopologySpec& topo) {
   WorkloadSpec spec;
-  spec.kind = w.choice("kind", {"flows", "collective", "ddp", "fsdp"}, "");
+  spec.kind = w.choice("kind", {"flows", "collective", "ddp", "fsdp", "moe", "pipeline"}, "");
   if (spec.kind.empty()) {
-    w.fail("kind", "missing (one of: flows, collective, ddp, fsdp)");
+    w.fail("kind", "missing (one of: flows, collective, ddp, fsdp, moe, pipeline)");
   }
   const auto duration = w.duration("duration", Duration{1'000}, Duration{86'400'000'000'000});
   if (spec.kind == "collective") {
@@ -336,7 +415,7 @@ WorkloadSpec read_workload(const JsonReader& w, const fabric::TopologySpec& topo
     w.finish();
     return spec;
   }
-  if (spec.kind == "ddp" || spec.kind == "fsdp") {
+  if (spec.kind == "ddp" || spec.kind == "fsdp" || spec.kind == "moe" || spec.kind == "pipeline") {
     spec.duration = duration.value_or(Duration{3'600'000'000'000});
     read_training_workload(w, topo, spec);
     w.finish();
@@ -347,37 +426,7 @@ WorkloadSpec read_workload(const JsonReader& w, const fabric::TopologySpec& topo
   }
   spec.duration = *duration;
   for (const JsonReader& f : w.objects("flows")) {
-    FlowSpec flow;
-    flow.from = f.string("from");
-    flow.to = f.string("to");
-    for (const auto& [key, name] : {std::pair{"from", &flow.from}, {"to", &flow.to}}) {
-      if (!has_region(topo, *name)) {
-        f.fail(key, "no region named \"" + *name + "\" with hosts");
-      }
-    }
-    for (const auto& [key, host, region] :
-         {std::tuple{"from_host", &flow.from_host, flow.from}, {"to_host", &flow.to_host, flow.to}}) {
-      if (const auto h = f.optional_integer(key, 0, 65535)) {
-        const auto n = hosts_of(topo, region);
-        if (*h >= n) {
-          f.fail(key, "region \"" + region + "\" has " + std::to_string(n) + " hosts (0 to " +
-                          std::to_string(n - 1) + "), got " + std::to_string(*h));
-        }
-        *host = static_cast<std::uint32_t>(*h);
-      }
-    }
-    if (flow.from == flow.to && flow.from_host && flow.to_host && *flow.from_host == *flow.to_host) {
-      f.fail("to_host", "a flow from a host to itself");
-    }
-    if (flow.from == flow.to && hosts_of(topo, flow.from) < 2) {
-      f.fail("to",
-             "region \"" + flow.to + "\" has one host: a flow inside it would go from the host to itself");
-    }
-    flow.count = static_cast<std::uint32_t>(f.optional_integer("count", 1, 100000).value_or(1));
-    flow.cc = f.optional_string("cc").value_or("");
-    flow.cc_params = read_cc_params(f, "cc_params");
-    flow.start = f.duration("start").value_or(Duration{0});
-    flow.bytes = f.bytes("size", 1, std::uint64_t{1} << 50).value_or(0);
+    FlowSpec flow = read_flow(f, topo);
     f.finish();
     spec.flows.push_back(flow);
   }
@@ -464,6 +513,30 @@ Scenario parse_scenario(const nlohmann::json& doc, const std::string& file) {
     if (!f.cc.empty() || !f.cc_params.empty()) {
       const std::string name = f.cc.empty() ? s.transport.cc : f.cc;
       check_cc(flows[i], "cc", name, "cc_params", f.cc_params);
+    }
+  }
+  if (r.has("background")) {
+    for (const JsonReader& b : r.objects("background")) {
+      FlowSpec flow = read_flow(b, s.topology);
+      flow.traffic_class = b.choice("class", {"storage", "tenant", "microburst"}, "");
+      if (flow.traffic_class.empty()) {
+        b.fail("class", "missing (one of: storage, tenant, microburst)");
+      }
+      if (flow.traffic_class == "microburst") {
+        const auto period = b.duration("period", Duration{1'000});
+        if (!period) {
+          b.fail("period", "missing: a microburst sends size_bytes every period (e.g. \"10ms\")");
+        }
+        if (flow.bytes == 0) {
+          b.fail("size_bytes", "missing: the bytes of each burst");
+        }
+        flow.period = *period;
+      }
+      b.finish();
+      if (!flow.cc.empty() || !flow.cc_params.empty()) {
+        check_cc(b, "cc", flow.cc.empty() ? s.transport.cc : flow.cc, "cc_params", flow.cc_params);
+      }
+      s.workload.background.push_back(std::move(flow));
     }
   }
   if (const auto t = r.optional_object("thresholds")) {

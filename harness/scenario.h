@@ -33,10 +33,16 @@ struct FlowSpec {
   // region's hosts in turn.
   std::optional<std::uint32_t> from_host;
   std::optional<std::uint32_t> to_host;
+  // Background traffic (scenario "background", docs/scenarios.md): "storage" (checkpoint /
+  // NVMe-oF-like bulk), "tenant" (other tenants' flows) or "microburst"; empty for the
+  // workload's own flows.
+  std::string traffic_class;
+  // microburst: `bytes` sent every `period` from `start` (on/off), each burst one message.
+  Duration period{0};
 };
 
 struct WorkloadSpec {
-  std::string kind = "flows";  // flows | collective
+  std::string kind = "flows";  // flows | collective | ddp | fsdp | moe | pipeline
   // flows: simulated time. Collective workloads: a limit; the run ends when the iterations
   // are done (a run that reaches the limit first reports what it measured and fails).
   Duration duration{0};
@@ -45,8 +51,10 @@ struct WorkloadSpec {
   std::uint32_t iterations = 1;
   Duration compute{0};
   coll::CollectiveSpec collective;
-  // ddp, fsdp: the training job's work items over all iterations (generators/workloads).
+  // ddp, fsdp, moe, pipeline: the training job's work items over all iterations (generators/workloads).
   wl::Workload training;
+  // Background traffic beside the workload on the same network (any kind).
+  std::vector<FlowSpec> background;
 };
 
 struct CostSpec {

@@ -53,6 +53,9 @@ nlohmann::json to_json(const SimResult& r) {
                         {"mean_cwnd_bytes", f.mean_cwnd_bytes},
                         {"mean_pacing_rate_bps", f.mean_pacing_rate_bps}};
     j["completion_ns"] = f.completion.count() >= 0 ? nlohmann::json(ns_of(f.completion)) : nullptr;
+    if (!f.traffic_class.empty()) {
+      j["class"] = f.traffic_class;
+    }
     flows.push_back(std::move(j));
   }
   nlohmann::json hops = nlohmann::json::array();
@@ -106,35 +109,61 @@ nlohmann::json to_json(const SimResult& r) {
                           {"exposed_comm_ns", i.exposed_comm_ns}});
   }
   const Accounting& a = r.accounting;
-  return {{"gradwall", "result/v1"},
-          {"mode", r.mode},
-          {"scenario", r.scenario},
-          {"scenario_file", r.scenario_file},
-          {"seed", r.seed},
-          {"duration_ns", ns_of(r.duration)},
-          {"events", r.events},
-          {"completed", r.completed},
-          {"collectives", std::move(collectives)},
-          {"iterations", std::move(iterations)},
-          {"baseline", nullptr},
-          {"packets",
-           {{"one_way_delay_ns", percentiles_json(r.one_way_delay_ns)},
-            {"packets_sent", r.transport.packets_sent},
-            {"retransmits", r.transport.retransmits},
-            {"timeouts", r.transport.timeouts}}},
-          {"flows", std::move(flows)},
-          {"jain_fairness", r.jain_fairness},
-          {"paths", std::move(hops)},
-          {"series", std::move(series)},
-          {"accounting",
-           {{"packets_sent", a.packets_sent},
-            {"packets_received", a.packets_received},
-            {"duplicates_made", a.duplicates_made},
-            {"dropped", a.dropped},
-            {"corrupted_discarded", a.corrupted_discarded},
-            {"in_flight_at_end", a.in_flight_at_end},
-            {"balanced", a.balanced()}}},
-          {"scenario_json", r.scenario_json}};
+  nlohmann::json out = {{"gradwall", "result/v1"},
+                        {"mode", r.mode},
+                        {"scenario", r.scenario},
+                        {"scenario_file", r.scenario_file},
+                        {"seed", r.seed},
+                        {"duration_ns", ns_of(r.duration)},
+                        {"events", r.events},
+                        {"completed", r.completed},
+                        {"collectives", std::move(collectives)},
+                        {"iterations", std::move(iterations)},
+                        {"baseline", nullptr},
+                        {"packets",
+                         {{"one_way_delay_ns", percentiles_json(r.one_way_delay_ns)},
+                          {"packets_sent", r.transport.packets_sent},
+                          {"retransmits", r.transport.retransmits},
+                          {"timeouts", r.transport.timeouts}}},
+                        {"flows", std::move(flows)},
+                        {"jain_fairness", r.jain_fairness},
+                        {"paths", std::move(hops)},
+                        {"series", std::move(series)},
+                        {"accounting",
+                         {{"packets_sent", a.packets_sent},
+                          {"packets_received", a.packets_received},
+                          {"duplicates_made", a.duplicates_made},
+                          {"dropped", a.dropped},
+                          {"corrupted_discarded", a.corrupted_discarded},
+                          {"in_flight_at_end", a.in_flight_at_end},
+                          {"balanced", a.balanced()}}},
+                        {"scenario_json", r.scenario_json}};
+  // Only for workloads that have them, so other results stay as they were.
+  if (!r.transfers.empty()) {
+    nlohmann::json transfers = nlohmann::json::array();
+    for (const TransferResult& t : r.transfers) {
+      transfers.push_back({{"name", t.name},
+                           {"src", t.src},
+                           {"dst", t.dst},
+                           {"bytes", t.bytes},
+                           {"iteration", t.iteration},
+                           {"start_ns", t.start_ns},
+                           {"end_ns", t.end_ns}});
+    }
+    out["transfers"] = std::move(transfers);
+  }
+  if (!r.background.empty()) {
+    nlohmann::json background = nlohmann::json::array();
+    for (const BackgroundResult& b : r.background) {
+      background.push_back({{"class", b.traffic_class},
+                            {"flows", b.flows},
+                            {"bytes_delivered", b.bytes_delivered},
+                            {"goodput_bps", b.goodput_bps},
+                            {"retransmits", b.retransmits}});
+    }
+    out["background"] = std::move(background);
+  }
+  return out;
 }
 
 }  // namespace gw

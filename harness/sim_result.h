@@ -21,8 +21,9 @@ struct FlowResult {
   std::string from;  // "a/0": region and host index
   std::string to;
   std::string cc;
+  std::string traffic_class;  // background flows: "storage", "tenant", "microburst"
   Duration start{0};
-  std::uint64_t size_bytes = 0;       // 0: bulk for the whole run
+  std::uint64_t size_bytes = 0;       // 0: bulk for the whole run; microburst: per burst
   std::uint64_t bytes_delivered = 0;  // payload acknowledged to the sender
   std::uint64_t goodput_bps = 0;      // bytes_delivered * 8 / active time
   std::uint64_t packets_sent = 0;
@@ -86,6 +87,26 @@ struct CollectiveOpResult {
   double busbw_factor = 0;        // nccl-tests
 };
 
+// Background traffic of one class, summed over its flows.
+struct BackgroundResult {
+  std::string traffic_class;
+  std::uint32_t flows = 0;
+  std::uint64_t bytes_delivered = 0;
+  std::uint64_t goodput_bps = 0;  // sum of the flows' goodputs
+  std::uint64_t retransmits = 0;
+};
+
+// A point-to-point transfer of a training workload (pipeline activations and gradients).
+struct TransferResult {
+  std::string name;  // "act[0][1]", "grad[2][0]", ...
+  std::uint32_t src = 0;
+  std::uint32_t dst = 0;
+  std::uint64_t bytes = 0;
+  std::uint32_t iteration = 0;
+  std::int64_t start_ns = 0;
+  std::int64_t end_ns = -1;  // -1: did not arrive within the run's limit
+};
+
 struct IterationResult {
   std::uint32_t index = 0;
   std::int64_t start_ns = 0;
@@ -115,6 +136,8 @@ struct SimResult {
   bool completed = true;     // collective workloads: every iteration finished within the limit
   std::vector<CollectiveOpResult> collectives;
   std::vector<IterationResult> iterations;
+  std::vector<TransferResult> transfers;
+  std::vector<BackgroundResult> background;
   Percentiles one_way_delay_ns;  // data packets, sender NIC to receiver
   TransportTotals transport;
   nlohmann::json scenario_json;

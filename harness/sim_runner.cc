@@ -12,6 +12,7 @@
 #include "core/errors.h"
 #include "core/event_loop.h"
 #include "core/histogram.h"
+#include "core/indexed_heap.h"
 #include "emulator/fabric/network.h"
 #include "generators/cc/congestion_control.h"
 #include "generators/transport/queue_pair.h"
@@ -78,7 +79,7 @@ class SimHost final : public Wakeable {
 
   std::uint32_t add(QueuePair* qp) {
     qps_.push_back(qp);
-    keys_.emplace_back(kNever, 0);
+    ready_.resize(qps_.size());
     return static_cast<std::uint32_t>(qps_.size() - 1);
   }
   void wake(Instant now) override;
@@ -93,18 +94,16 @@ class SimHost final : public Wakeable {
  private:
   // The queue pairs in order of when they next want the NIC; among those due at the same
   // instant, in the order they became due (round robin, without scanning every pair).
-  using Key = std::tuple<Instant, std::uint64_t, std::uint32_t>;
+  using Key = std::pair<Instant, std::uint64_t>;  // (when, the order it became so)
   void requeue(std::uint32_t slot, Instant when, Instant now) {
-    auto& [at, seq] = keys_[slot];
-    if (at != kNever) {
-      ready_.erase(Key{at, seq, slot});
-    }
-    at = when == kNever ? kNever : std::max(when, now);
-    seq = next_seq_++;
-    if (at != kNever) {
-      ready_.insert(Key{at, seq, slot});
+    const std::uint64_t seq = next_seq_++;
+    if (when == kNever) {
+      ready_.erase(slot);
+    } else {
+      ready_.set(slot, Key{std::max(when, now), seq});
     }
   }
+  Instant first_due() const { return ready_.key(ready_.top()).first; }
   void rearm(Instant now);
 
   SimRun* run_;
@@ -112,8 +111,7 @@ class SimHost final : public Wakeable {
   HostId id_;
   BitRate nic_;
   std::vector<QueuePair*> qps_;
-  std::vector<std::pair<Instant, std::uint64_t>> keys_;
-  std::set<Key> ready_;
+  IndexedHeap<Key> ready_;
   std::uint64_t next_seq_ = 0;
   std::optional<Packet> on_wire_;
   Instant tx_done_ = kNever;
@@ -132,6 +130,7 @@ struct Flow {
   std::uint64_t marks_ce = 0;
   std::uint64_t last_delivered = 0;  // for the time series
   Duration completion{-1};
+  Instant next_burst = kNever;  // microbursts: when the next burst is posted
   bool started = false;
   bool connection = false;        // carries a collective's messages (not a bulk/finite flow)
   std::uint32_t sender_slot = 0;  // in its hosts' queue-pair lists
@@ -184,7 +183,7 @@ class SimRun final : public fabric::Receiver, public Wakeable, public MessageSer
   Flow& add_flow(const FlowSpec& spec, HostId src, HostId dst, const std::string& cc_name,
                  const cc::CcParams& params, bool connection);
   void start_collectives();
-  coll::AlphaBeta alpha_beta(const coll::Placement& placement) const;
+  coll::LinkModel link_model() const;
 
  public:
   std::uint64_t send(std::uint32_t src, std::uint32_t dst, std::uint32_t channel, std::uint64_t bytes,
@@ -224,8 +223,8 @@ void SimHost::wake(Instant now) {
     on_wire_.reset();
     run_->transmit(id_, std::move(p), now);
   }
-  while (!on_wire_ && !ready_.empty() && std::get<0>(*ready_.begin()) <= now) {
-    const std::uint32_t slot = std::get<2>(*ready_.begin());
+  while (!on_wire_ && !ready_.empty() && first_due() <= now) {
+    const std::uint32_t slot = ready_.top();
     QueuePair& qp = *qps_[slot];
     std::optional<Segment> s = qp.poll(now);
     const Instant next = qp.next_wakeup();
@@ -247,7 +246,7 @@ void SimHost::rearm(Instant now) {
   } else if (ready_.empty()) {
     timer_.cancel();
   } else {
-    timer_.arm(std::max(std::get<0>(*ready_.begin()), now));
+    timer_.arm(std::max(first_due(), now));
   }
 }
 
@@ -289,7 +288,15 @@ void SimRun::build_flows() {
     }
     return h;
   };
+  std::vector<const FlowSpec*> specs;
   for (const FlowSpec& spec : scenario_.workload.flows) {
+    specs.push_back(&spec);
+  }
+  for (const FlowSpec& spec : scenario_.workload.background) {
+    specs.push_back(&spec);
+  }
+  for (const FlowSpec* entry : specs) {
+    const FlowSpec& spec = *entry;
     for (std::uint32_t k = 0; k < spec.count; ++k) {
       Flow f;
       const auto r_to = net_.region_index(spec.to);
@@ -350,11 +357,15 @@ std::vector<IterationPlan> plans_of(const wl::Workload& w) {
     out.name = in.label;
     if (in.kind == wl::WorkKind::kCompute) {
       out.compute = in.duration;
+      out.rank = in.rank == wl::kAllRanks ? WorkItem::kAllRanks : in.rank;
     } else if (in.kind == wl::WorkKind::kCollective) {
       out.is_collective = true;
       out.collective = in.collective;
     } else {
-      throw std::logic_error("sim: point-to-point work items are not supported yet");
+      out.is_p2p = true;
+      out.src = in.src;
+      out.dst = in.dst;
+      out.bytes = in.bytes;
     }
     for (const std::uint32_t a : in.after) {
       if (w.items[a].iteration == in.iteration) {
@@ -398,37 +409,29 @@ void SimRun::start_collectives() {
     }
     plan.items.push_back(op);
   }
-  driver_ =
-      std::make_unique<CollectiveDriver>(loop_, *this, placement, std::move(plans), alpha_beta(placement));
+  driver_ = std::make_unique<CollectiveDriver>(loop_, *this, placement, std::move(plans), link_model());
 }
 
-// The α-β model's parameters for this network (REFERENCES.md §5): α = the largest one-way base
-// delay between two ranks' hosts plus one full packet's transmission at the bottleneck
-// (per-message overhead), β = 1 / the smallest rate on that path.
-coll::AlphaBeta SimRun::alpha_beta(const coll::Placement& placement) const {
-  coll::AlphaBeta model;
-  Duration worst{0};
-  BitRate slowest{};
-  for (std::uint32_t a = 0; a < net_.region_count(); ++a) {
-    for (std::uint32_t b = 0; b < net_.region_count(); ++b) {
-      const bool both =
-          std::find(placement.region.begin(), placement.region.end(), a) != placement.region.end() &&
-          std::find(placement.region.begin(), placement.region.end(), b) != placement.region.end();
-      if (!both || (a == b && net_.region(a).hosts < 2)) {
+// The α-β model's parameters for this network (REFERENCES.md §5), per ordered pair of regions:
+// α = the route's one-way base delay plus one full packet's transmission at its bottleneck
+// (per-message overhead), β = 1 / the route's smallest rate (NICs included). Inside a region the
+// route is its downlink.
+coll::LinkModel SimRun::link_model() const {
+  const std::uint32_t n = net_.region_count();
+  coll::LinkModel links = coll::LinkModel::uniform(n, coll::AlphaBeta{});
+  const std::uint32_t packet = scenario_.transport.config.mtu_bytes + transport::kFrameOverheadBytes;
+  for (std::uint32_t a = 0; a < n; ++a) {
+    for (std::uint32_t b = 0; b < n; ++b) {
+      if (net_.region(a).hosts == 0 || net_.region(b).hosts == 0) {
         continue;
       }
-      const Duration d = net_.base_delay(a, b);
-      const BitRate r = net_.bottleneck_rate(a, b);
-      if (d > worst || (d == worst && (slowest.unlimited() || r.bps < slowest.bps))) {
-        worst = d;
-        slowest = r;
-      }
+      const BitRate slowest = net_.bottleneck_rate(a, b);
+      coll::AlphaBeta& m = links.pair[static_cast<std::size_t>(a) * n + b];
+      m.alpha = net_.base_delay(a, b) + (slowest.unlimited() ? Duration{0} : slowest.transmit_time(packet));
+      m.beta_ns_per_byte = slowest.unlimited() ? 0 : 8e9 / static_cast<double>(slowest.bps);
     }
   }
-  const std::uint32_t packet = scenario_.transport.config.mtu_bytes + transport::kFrameOverheadBytes;
-  model.alpha = worst + (slowest.unlimited() ? Duration{0} : slowest.transmit_time(packet));
-  model.beta_ns_per_byte = slowest.unlimited() ? 0 : 8e9 / static_cast<double>(slowest.bps);
-  return model;
+  return links;
 }
 
 std::uint64_t SimRun::send(std::uint32_t src, std::uint32_t dst, std::uint32_t channel, std::uint64_t bytes,
@@ -455,6 +458,8 @@ Instant SimRun::next_start() const {
   for (const Flow& f : flows_) {
     if (!f.started) {
       t = std::min(t, kEpoch + f.spec.start);
+    } else if (f.next_burst != kNever) {
+      t = std::min(t, f.next_burst);
     }
   }
   return t;
@@ -462,7 +467,11 @@ Instant SimRun::next_start() const {
 
 void SimRun::start(Flow& f, Instant now) {
   f.started = true;
-  if (f.spec.bytes > 0) {
+  if (f.spec.period.count() > 0) {
+    // A microburst: one message of `bytes` now and every period after.
+    f.sender->post_message(now, f.next_msg++, f.spec.bytes);
+    f.next_burst = now + f.spec.period;
+  } else if (f.spec.bytes > 0) {
     f.sender->post_message(now, f.next_msg++, f.spec.bytes);
   } else {
     for (int i = 0; i < kBulkMessagesPosted; ++i) {
@@ -476,6 +485,10 @@ void SimRun::wake(Instant now) {
   for (Flow& f : flows_) {
     if (!f.started && kEpoch + f.spec.start <= now) {
       start(f, now);
+    } else if (f.next_burst <= now) {
+      f.sender->post_message(now, f.next_msg++, f.spec.bytes);
+      f.next_burst += f.spec.period;
+      host(f.src).touch(f.sender_slot, now);
     }
   }
   if (now >= next_sample_) {
@@ -550,7 +563,10 @@ void SimRun::after_event(Flow& f, bool is_sender, Instant now) {
         driver_->delivered(c.msg_id, now);
       }
     } else if (c.kind == transport::CompletionKind::kSent) {
-      // Keep bulk flows supplied; time finite ones.
+      // Keep bulk flows supplied; time finite ones (a microburst's bursts are not timed).
+      if (f.spec.period.count() > 0) {
+        continue;
+      }
       if (f.spec.bytes > 0) {
         f.completion = c.completed - (kEpoch + f.spec.start);
       } else {
@@ -601,6 +617,7 @@ SimResult SimRun::run() {
     fr.from = net_.region(f.src.region).name + "/" + std::to_string(f.src.index);
     fr.to = net_.region(f.dst.region).name + "/" + std::to_string(f.dst.index);
     fr.cc = f.cc_name;
+    fr.traffic_class = f.spec.traffic_class;
     fr.start = f.spec.start;
     fr.size_bytes = f.spec.bytes;
     const transport::QpStats& st = f.sender->stats();
@@ -621,6 +638,19 @@ SimResult SimRun::run() {
     }
     if (f.spec.bytes == 0) {
       bulk_goodputs.push_back(static_cast<double>(fr.goodput_bps));
+    }
+    if (!fr.traffic_class.empty()) {
+      auto it = std::find_if(r.background.begin(), r.background.end(),
+                             [&](const BackgroundResult& b) { return b.traffic_class == fr.traffic_class; });
+      if (it == r.background.end()) {
+        BackgroundResult b;
+        b.traffic_class = fr.traffic_class;
+        it = r.background.insert(r.background.end(), b);
+      }
+      ++it->flows;
+      it->bytes_delivered += fr.bytes_delivered;
+      it->goodput_bps += fr.goodput_bps;
+      it->retransmits += fr.retransmits;
     }
     r.flows.push_back(std::move(fr));
   }
@@ -664,6 +694,17 @@ SimResult SimRun::run() {
       c.predicted_ns = ns_of(op.predicted);
       c.busbw_factor = coll::busbw_factor(op.spec.op, op.ranks);
       r.collectives.push_back(c);
+    }
+    for (const TransferRecord& t : driver_->transfers()) {
+      TransferResult tr;
+      tr.name = t.name;
+      tr.src = t.src;
+      tr.dst = t.dst;
+      tr.bytes = t.bytes;
+      tr.iteration = t.iteration;
+      tr.start_ns = ns_of(t.start);
+      tr.end_ns = t.end >= t.start ? ns_of(t.end) : -1;
+      r.transfers.push_back(tr);
     }
     for (const IterationRecord& it : driver_->iterations()) {
       IterationResult i;

@@ -121,9 +121,25 @@ struct AlphaBeta {
 // α-bound steps in parallel. Hierarchical needs the regions: use the overload below (this one
 // throws CollectiveError for it). Formulas per algorithm: docs/collectives.md.
 Duration predicted_time(const CollectiveSpec& spec, std::uint32_t ranks, const AlphaBeta& model);
-// With the placement: the hierarchical algorithm's in-region phases use `intra` and its
-// cross-region phase `inter`; every other algorithm uses `inter` when the ranks span more than
-// one region (the WAN is its bottleneck and longest hop) and `intra` otherwise.
+// Placement-aware: α and β per ordered pair of regions (the one-way path delay between them and
+// their bottleneck rate). `pair[a * regions + b]` is the path from region a to region b; the
+// diagonal is the path inside a region.
+struct LinkModel {
+  std::uint32_t regions = 0;
+  std::vector<AlphaBeta> pair;
+  const AlphaBeta& at(std::uint32_t from, std::uint32_t to) const { return pair[from * regions + to]; }
+  static LinkModel uniform(std::uint32_t regions, const AlphaBeta& model);
+  // `intra` on the diagonal, `inter` between any two different regions.
+  static LinkModel two_level(std::uint32_t regions, const AlphaBeta& intra, const AlphaBeta& inter);
+};
+// Ranks all in one region, or every pair of the placement's regions with the same α and β: the
+// closed form above (hierarchical: its two-level formula). Otherwise the α-β cost of the
+// algorithm's own schedule with each step priced by its path (docs/collectives.md "Placement"):
+// a step starts once its `after` steps are done and its sender's port, its receiver's port and
+// (between regions) the region pair's path are free; it holds them for bytes·β and completes
+// α + bytes·β after it starts. The completion time is the last step's.
+Duration predicted_time(const CollectiveSpec& spec, const Placement& placement, const LinkModel& links);
+// The same with `intra` inside regions and `inter` between any two (LinkModel::two_level).
 Duration predicted_time(const CollectiveSpec& spec, const Placement& placement, const AlphaBeta& intra,
                         const AlphaBeta& inter);
 

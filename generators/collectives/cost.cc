@@ -2,7 +2,10 @@
 // p ranks, n = spec.bytes, a·α + b·β with the (a, b) of each algorithm below. The derivations
 // for the double binary tree and hierarchical are in docs/collectives.md.
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <functional>
+#include <queue>
 #include <string>
 
 #include "generators/collectives/schedule_builder.h"
@@ -138,31 +141,157 @@ Duration predicted_time(const CollectiveSpec& spec, std::uint32_t ranks, const A
   return evaluate(cost_of(spec, ranks), model);
 }
 
-Duration predicted_time(const CollectiveSpec& spec, const Placement& placement, const AlphaBeta& intra,
-                        const AlphaBeta& inter) {
+LinkModel LinkModel::uniform(std::uint32_t regions, const AlphaBeta& model) {
+  return LinkModel{regions, std::vector<AlphaBeta>(static_cast<std::size_t>(regions) * regions, model)};
+}
+
+LinkModel LinkModel::two_level(std::uint32_t regions, const AlphaBeta& intra, const AlphaBeta& inter) {
+  LinkModel links = uniform(regions, inter);
+  for (std::uint32_t r = 0; r < regions; ++r) {
+    links.pair[static_cast<std::size_t>(r) * regions + r] = intra;
+  }
+  return links;
+}
+
+namespace {
+
+bool same(const AlphaBeta& a, const AlphaBeta& b) {
+  return a.alpha == b.alpha && a.beta_ns_per_byte == b.beta_ns_per_byte;
+}
+
+// The α-β cost of the schedule itself, each step priced by its path (Hockney's per-message
+// α + bytes·β), list-scheduled in order of readiness: a step starts when its `after` steps are
+// done and its sender's port, its receiver's port and (between regions) the pair's path are
+// free, holds them for bytes·β and is done α + bytes·β after it starts.
+Duration schedule_time(const CollectiveSpec& spec, const Placement& placement, const LinkModel& links) {
+  const Schedule schedule = build_schedule(spec, placement);
+  const std::size_t n = schedule.steps.size();
+  std::vector<std::uint32_t> waiting(n);
+  std::vector<std::vector<std::uint32_t>> dependents(n);
+  std::vector<double> ready(n, 0);
+  using Entry = std::pair<double, std::uint32_t>;
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<>> queue;
+  for (std::uint32_t i = 0; i < n; ++i) {
+    waiting[i] = static_cast<std::uint32_t>(schedule.steps[i].after.size());
+    for (const std::uint32_t d : schedule.steps[i].after) {
+      dependents[d].push_back(i);
+    }
+    if (waiting[i] == 0) {
+      queue.emplace(0.0, i);
+    }
+  }
+  // Resources: each rank's send port, each rank's receive port, each ordered pair of regions'
+  // path. Steps that become ready at the same instant and share one split it equally
+  // (processor sharing: each holds it for share × bytes·β, the most it shares any of its
+  // resources); steps ready later queue behind them.
+  const std::size_t p = schedule.ranks;
+  const std::size_t regions = links.regions;
+  std::vector<double> free_at(2 * p + regions * regions, 0);
+  std::vector<std::uint32_t> users(free_at.size(), 0);
+  double end = 0;
+  std::vector<std::uint32_t> batch;
+  while (!queue.empty()) {
+    const double at = queue.top().first;
+    batch.clear();
+    while (!queue.empty() && queue.top().first == at) {
+      batch.push_back(queue.top().second);
+      queue.pop();
+    }
+    auto resources = [&](const Step& step) {
+      const std::uint32_t a = placement.region[step.src];
+      const std::uint32_t b = placement.region[step.dst];
+      const std::size_t path = a != b ? 2 * p + a * regions + b : free_at.size();
+      return std::array<std::size_t, 3>{step.src, p + step.dst, path};
+    };
+    for (const std::uint32_t i : batch) {
+      for (const std::size_t r : resources(schedule.steps[i])) {
+        if (r < free_at.size() && schedule.steps[i].bytes > 0) {
+          ++users[r];
+        }
+      }
+    }
+    std::vector<std::pair<std::size_t, double>> holds;
+    for (const std::uint32_t i : batch) {
+      const Step& step = schedule.steps[i];
+      const AlphaBeta& m = links.at(placement.region[step.src], placement.region[step.dst]);
+      double start = at;
+      std::uint32_t share = 1;
+      for (const std::size_t r : resources(step)) {
+        if (r < free_at.size()) {
+          start = std::max(start, free_at[r]);
+          share = std::max(share, users[r]);
+        }
+      }
+      const double hold = static_cast<double>(step.bytes) * m.beta_ns_per_byte * share;
+      for (const std::size_t r : resources(step)) {
+        if (r < free_at.size()) {
+          holds.emplace_back(r, start + hold);
+        }
+      }
+      const double done = start + static_cast<double>(m.alpha.count()) + hold;
+      end = std::max(end, done);
+      for (const std::uint32_t j : dependents[i]) {
+        ready[j] = std::max(ready[j], done);
+        if (--waiting[j] == 0) {
+          queue.emplace(ready[j], j);
+        }
+      }
+    }
+    for (const auto& [r, until] : holds) {
+      free_at[r] = std::max(free_at[r], until);
+      users[r] = 0;
+    }
+  }
+  return Duration{std::llround(end)};
+}
+
+}  // namespace
+
+Duration predicted_time(const CollectiveSpec& spec, const Placement& placement, const LinkModel& links) {
   const auto p = static_cast<std::uint32_t>(placement.region.size());
   const auto groups = detail::ranks_by_region(placement);
-  if (spec.algorithm != Algorithm::kHierarchical) {
-    return predicted_time(spec, p, groups.size() > 1 ? inter : intra);
-  }
-  if (spec.op != Op::kAllReduce && spec.op != Op::kBarrier) {
-    detail::fail(spec, "hierarchical supports all_reduce and barrier");
-  }
-  const double m = static_cast<double>(groups.empty() ? 0 : groups[0].size());
-  for (const auto& g : groups) {
-    if (static_cast<double>(g.size()) != m) {
-      detail::fail(spec, "needs the same number of ranks in every region");
+  for (const std::uint32_t r : placement.region) {
+    if (r >= links.regions || links.pair.size() != static_cast<std::size_t>(links.regions) * links.regions) {
+      detail::fail(spec, "the link model has no α-β for region " + std::to_string(r));
     }
   }
   if (p <= 1) {
-    return Duration{0};
+    return predicted_time(spec, p, AlphaBeta{});
   }
-  // Inner ring reduce-scatter + all-gather on n, outer ring all-reduce on n/m per shard.
-  const double n = spec.op == Op::kBarrier ? 0 : static_cast<double>(spec.bytes);
-  const double regions = static_cast<double>(groups.size());
-  const Cost inside{2 * (m - 1), 2 * (m - 1) / m * n};
-  const Cost across{2 * (regions - 1), 2 * (regions - 1) / regions * n / m};
-  return evaluate(inside, intra) + evaluate(across, inter);
+  if (groups.size() == 1) {
+    const std::uint32_t r = placement.region[0];
+    if (spec.algorithm == Algorithm::kHierarchical) {
+      // One region: the inner ring only (the outer phase has one member).
+      CollectiveSpec ring = spec;
+      ring.algorithm = Algorithm::kRing;
+      return predicted_time(ring, p, links.at(r, r));
+    }
+    return predicted_time(spec, p, links.at(r, r));
+  }
+  // The closed form when every pair of the ranks' regions (and each region inside) is alike.
+  bool uniform = spec.algorithm != Algorithm::kHierarchical;
+  const AlphaBeta& first =
+      links.at(groups[0].empty() ? 0 : placement.region[groups[0][0]], placement.region[groups[1][0]]);
+  for (std::size_t x = 0; uniform && x < groups.size(); ++x) {
+    for (std::size_t y = 0; uniform && y < groups.size(); ++y) {
+      const bool used = x != y || groups[x].size() > 1;
+      uniform =
+          !used || same(links.at(placement.region[groups[x][0]], placement.region[groups[y][0]]), first);
+    }
+  }
+  if (uniform) {
+    return predicted_time(spec, p, first);
+  }
+  return schedule_time(spec, placement, links);
+}
+
+Duration predicted_time(const CollectiveSpec& spec, const Placement& placement, const AlphaBeta& intra,
+                        const AlphaBeta& inter) {
+  std::uint32_t regions = 0;
+  for (const std::uint32_t r : placement.region) {
+    regions = std::max(regions, r + 1);
+  }
+  return predicted_time(spec, placement, LinkModel::two_level(regions, intra, inter));
 }
 
 }  // namespace gw::coll

@@ -81,14 +81,58 @@ TEST(PredictedTime, HierarchicalUsesIntraForRegionsAndInterAcross) {
   const AlphaBeta intra{Duration{1'000}, 0.1};
   const AlphaBeta inter{Duration{40'000'000}, 1.0};
   const std::uint64_t n = 4'000'000;
-  // inside: 2*3 α_in + 2*3/4 n β_in = 6000 + 600000; across: 2*1 α_out + 2*1/2 * n/4 β_out
+  // inside, ring reduce-scatter: 3 steps of n/4, each α_in + n/4 β_in = 1000 + 100000;
+  // across, per shard k a ring of 2 on n/8 (reduce-scatter 1 step, all-gather 1 step); the
+  // 4 shards share the region pair's path, so each step takes α_out + 4 · n/8 · β_out;
+  // inside, ring all-gather: 3 steps again.
   EXPECT_EQ(predicted_time(spec_of(Op::kAllReduce, Algorithm::kHierarchical, n), pl, intra, inter),
-            Duration{6'000 + 600'000 + 80'000'000 + 1'000'000});
-  // a flat ring over the same placement pays the WAN on every step
-  EXPECT_EQ(predicted_time(spec_of(Op::kAllReduce, Algorithm::kRing, n), pl, intra, inter),
-            Duration{14 * 40'000'000LL + 7'000'000});
+            Duration{3 * 101'000 + 2 * (40'000'000 + 2'000'000) + 3 * 101'000});
   EXPECT_THROW(predicted_time(spec_of(Op::kAllReduce, Algorithm::kHierarchical, n), 8, inter),
                CollectiveError);
+}
+
+// A flat ring over two regions crosses the WAN on 2 of its 8 edges: its critical path of 14
+// steps holds at most 4 WAN steps (not 14, as a single WAN α would say). Lower bound: that
+// path, 4 (α_out + n/8 β_out) + 10 (α_in + n/8 β_in); the WAN sender's port can delay it by at
+// most its 14 sends of n/8 β_out.
+TEST(PredictedTime, FlatRingOverRegionsPaysTheWanOnlyWhereItCrossesIt) {
+  const Placement pl{{0, 0, 0, 0, 1, 1, 1, 1}};
+  const AlphaBeta intra{Duration{1'000}, 0.1};
+  const AlphaBeta inter{Duration{40'000'000}, 1.0};
+  const std::uint64_t n = 4'000'000;
+  const auto t = predicted_time(spec_of(Op::kAllReduce, Algorithm::kRing, n), pl, intra, inter).count();
+  const std::int64_t path = 4 * (40'000'000 + 500'000) + 10 * (1'000 + 50'000);
+  EXPECT_GE(t, path);
+  EXPECT_LE(t, path + 14 * 500'000);
+  EXPECT_LT(t, 14LL * 40'000'000 / 3);
+  // Every pair alike (one region per rank, one α-β): exactly the closed form.
+  const Placement spread{{0, 1, 2, 3, 4, 5, 6, 7}};
+  EXPECT_EQ(predicted_time(spec_of(Op::kAllReduce, Algorithm::kRing, n), spread, inter, inter),
+            predicted_time(spec_of(Op::kAllReduce, Algorithm::kRing, n), 8, inter));
+}
+
+// The schedule evaluation agrees with the closed forms where they apply: one α-β for every
+// pair but a placement that forces the evaluation (the diagonal differs and no two ranks
+// share a region, so it is never used).
+TEST(PredictedTime, ScheduleEvaluationMatchesClosedForms) {
+  const AlphaBeta inter{Duration{40'000'000}, 1.0};
+  const std::uint64_t n = 4'000'000;
+  LinkModel links = LinkModel::two_level(8, AlphaBeta{Duration{1}, 0.001}, inter);
+  links.pair[1] = AlphaBeta{Duration{40'000'000}, 1.0};  // unchanged: still uniform off the diagonal
+  const Placement spread{{0, 1, 2, 3, 4, 5, 6, 7}};
+  for (const Algorithm a : {Algorithm::kRing, Algorithm::kHalvingDoubling}) {
+    EXPECT_EQ(predicted_time(spec_of(Op::kAllReduce, a, n), spread, links),
+              predicted_time(spec_of(Op::kAllReduce, a, n), 8, inter));
+  }
+  // Forced: one pair slightly different makes the links non-uniform; ring and halving-doubling
+  // change by no more than that pair's difference on the steps that use it.
+  links.pair[0 * 8 + 1].alpha = Duration{40'000'001};
+  for (const Algorithm a : {Algorithm::kRing, Algorithm::kHalvingDoubling}) {
+    const auto closed = predicted_time(spec_of(Op::kAllReduce, a, n), 8, inter).count();
+    const auto evaluated = predicted_time(spec_of(Op::kAllReduce, a, n), spread, links).count();
+    EXPECT_GE(evaluated, closed);
+    EXPECT_LE(evaluated, closed + 14);
+  }
 }
 
 TEST(PredictedTime, ImpossibleSpecsThrow) {
