@@ -1,7 +1,9 @@
 #include "reports/html.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include "reports/compare.h"
@@ -16,18 +18,31 @@ using nlohmann::json;
 constexpr const char* kStyle = R"(<style>
 body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222;max-width:1100px}
 h1{font-size:22px}h2{font-size:18px;margin-top:28px;border-bottom:1px solid #ddd}
-table{border-collapse:collapse;margin:8px 0}td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}
-th{background:#f3f3f3}td.l,th.l{text-align:left}
+table{border-collapse:collapse;margin:8px 0}td,th{border:1px solid #ccc;padding:3px 6px;text-align:right}
+th{background:#f3f3f3}td.l,th.l{text-align:left}td{white-space:nowrap}
+figure.chart{margin:8px 0}.wide{overflow-x:auto}
 .pass{color:#fff;background:#2a7d2a;padding:2px 10px;border-radius:4px}
 .fail{color:#fff;background:#b22222;padding:2px 10px;border-radius:4px}
 tr.bad td{background:#fde8e8}
 svg.chart text{font-size:11px;fill:#333}svg.chart .ct{font-size:13px;font-weight:600}
 svg.chart .yt{text-anchor:end}svg.chart .xt,svg.chart .xl,svg.chart .yl{text-anchor:middle}
-svg.chart .grid{stroke:#eee}svg.chart .plot{fill:none;stroke:#999}
+svg.chart .grid{stroke:#eee}svg.chart .plot{fill:none;stroke:#999}svg.chart .lg{font-size:11px}
 </style>)";
 
 std::string esc(const json& v) {
   return xml_escape(v.is_string() ? v.get<std::string>() : v.dump());
+}
+
+// Tick labels without exponents (value_text's 4 significant digits print 20000 as 2e+04).
+std::string tick_text(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+// Each plot sits in a <figure> with a stable id, so tests and stylesheets can find it.
+std::string figure(const std::string& id, const std::string& svg) {
+  return "<figure class=\"chart\" id=\"" + id + "\">" + svg + "</figure>\n";
 }
 
 std::string head(const std::string& title) {
@@ -74,10 +89,10 @@ std::string cct_cdf(const json& result) {
     }
     lines.push_back(std::move(l));
   }
-  const auto ms = [](double v) { return value_text(v) + " ms"; };
-  return svg_line_chart({"CCT CDF per op", "collective completion time", "fraction", ms,
-                         [](double v) { return value_text(v); }},
-                        lines, true);
+  const auto ms = [](double v) { return v == 0 ? std::string("0") : duration_text(v * 1e6); };
+  return figure("plot-cct-cdf",
+                svg_line_chart({"CCT CDF per op", "collective completion time", "fraction", ms, tick_text},
+                               lines, true));
 }
 
 void collectives(std::ostringstream& os, const json& report, const json& result) {
@@ -85,9 +100,10 @@ void collectives(std::ostringstream& os, const json& report, const json& result)
   if (ops.empty()) {
     return;
   }
-  os << "<h2>Collectives</h2><table><tr><th class=\"l\">op</th><th class=\"l\">algorithm</th><th>size</th>"
+  os << "<h2>Collectives</h2><div class=\"wide\"><table><tr><th class=\"l\">op</th><th "
+        "class=\"l\">algorithm</th><th>size</th>"
         "<th>ranks</th><th>count</th><th>p50</th><th>p90</th><th>p99</th><th>p99.9</th><th>max</th>"
-        "<th>algbw GB/s</th><th>busbw GB/s</th><th>predicted</th><th>measured/predicted</th></tr>\n";
+        "<th>algbw GB/s</th><th>busbw GB/s</th><th>predicted</th><th>measured / predicted</th></tr>\n";
   for (const json& op : ops) {
     const json& c = op["cct_ns"];
     os << "<tr><td class=\"l\">" << esc(op["op"]) << "</td><td class=\"l\">" << esc(op["algorithm"])
@@ -100,7 +116,8 @@ void collectives(std::ostringstream& os, const json& report, const json& result)
        << (op["predicted_ns"].is_null() ? "-" : duration_text(op["predicted_ns"].get<double>()))
        << "</td><td>" << fixed(op["measured_over_predicted"], 2) << "</td></tr>\n";
   }
-  os << "</table><p>algbw = size / median CCT (GB = 1e9 B); busbw = algbw &times; the op's bus factor.</p>\n"
+  os << "</table></div><p>algbw = size / median CCT (GB = 1e9 B); busbw = algbw &times; the op's bus "
+        "factor.</p>\n"
      << cct_cdf(result);
 }
 
@@ -137,10 +154,11 @@ void gpu(std::ostringstream& os, const json& report) {
     const double other = std::max(0.0, it["length_ns"].get<double>() / 1e6 - compute - exposed);
     bars.push_back({std::to_string(it["index"].get<std::int64_t>()), {compute, exposed, other}});
   }
-  os << svg_stacked_bars(
-      {"Per iteration: compute vs exposed communication", "iteration", "time",
-       [](double v) { return value_text(v); }, [](double v) { return value_text(v) + " ms"; }},
-      {"compute", "exposed comm", "other"}, bars);
+  os << figure(
+      "plot-iterations",
+      svg_stacked_bars({"Per iteration: compute vs exposed communication", "iteration", "time", tick_text,
+                        [](double v) { return v == 0 ? std::string("0") : duration_text(v * 1e6); }},
+                       {"compute", "exposed comm", "other"}, bars));
 }
 
 void packets(std::ostringstream& os, const json& report) {
@@ -180,18 +198,28 @@ void series(std::ostringstream& os, const json& result) {
   for (const json& f : s.value("flows", json::array())) {
     rates.push_back({"flow " + f["flow"].dump(), t, as_vector(f["rate_bps"], 1e-9)});
   }
+  // Queue depth in KiB, or in MiB when a queue reaches 1 MiB (tick labels stay short).
+  double max_queue = 0;
+  for (const json& h : s.value("hops", json::array())) {
+    for (const json& q : h["queue_bytes"]) {
+      max_queue = std::max(max_queue, q.get<double>());
+    }
+  }
+  const bool mib = max_queue >= 1024.0 * 1024.0;
   std::vector<Line> queues;
   for (const json& h : s.value("hops", json::array())) {
-    queues.push_back({h["hop"].get<std::string>(), t, as_vector(h["queue_bytes"], 1.0 / 1024)});
+    queues.push_back(
+        {h["hop"].get<std::string>(), t, as_vector(h["queue_bytes"], mib ? 1.0 / 1048576 : 1.0 / 1024)});
   }
   os << "<h2>Over time</h2>\n";
   if (!rates.empty()) {
-    os << svg_line_chart(
-        {"Throughput per flow", "time", "Gbit/s", secs, [](double v) { return value_text(v); }}, rates);
+    os << figure("plot-throughput",
+                 svg_line_chart({"Throughput per flow", "time", "Gbit/s", secs, tick_text}, rates));
   }
   if (!queues.empty()) {
-    os << svg_line_chart({"Queue depth per hop", "time", "KiB", secs, [](double v) { return value_text(v); }},
-                         queues);
+    os << figure(
+        "plot-queue",
+        svg_line_chart({"Queue depth per hop", "time", mib ? "MiB" : "KiB", secs, tick_text}, queues));
   }
 }
 
@@ -279,11 +307,13 @@ std::string write_html_compare(const std::vector<json>& reports, const std::vect
       }
     }
   }
+  std::size_t charts_shown = 0;
   for (const auto& [metric, bars] : charts) {
     const bool idle = metric == "gpu_idle_fraction";
-    os << svg_stacked_bars({metric, "run", idle ? "fraction" : "ms", [](double v) { return value_text(v); },
-                            [](double v) { return value_text(v); }},
-                           {idle ? "idle fraction" : "p99 CCT"}, bars);
+    os << figure(idle ? "plot-compare-idle" : "plot-compare-cct-p99-" + std::to_string(charts_shown),
+                 svg_stacked_bars({metric, "run", idle ? "fraction" : "ms", tick_text, tick_text},
+                                  {idle ? "idle fraction" : "p99 CCT"}, bars));
+    charts_shown += idle ? 0 : 1;
   }
   for (std::size_t i = 1; i < reports.size(); ++i) {
     const Comparison c = compare(reports[0], reports[i], tolerance_pct);
@@ -292,9 +322,13 @@ std::string write_html_compare(const std::vector<json>& reports, const std::vect
        << " %</h2><table><tr><th class=\"l\">metric</th><th>base</th><th>new</th><th>change "
           "%</th><th></th></tr>\n";
     for (const CompareRow& r : c.rows) {
+      // Times (cct_p50_ns[...]) as durations, not 3.295e+08.
+      const bool ns = r.metric.find("_ns[") != std::string::npos;
+      const auto cell = [ns](const std::optional<double>& v) {
+        return !v ? std::string("-") : ns ? duration_text(*v) : value_text(json(*v));
+      };
       os << "<tr" << (r.regression ? " class=\"bad\"" : "") << "><td class=\"l\">" << xml_escape(r.metric)
-         << "</td><td>" << value_text(r.base ? json(*r.base) : json()) << "</td><td>"
-         << value_text(r.next ? json(*r.next) : json()) << "</td><td>"
+         << "</td><td>" << cell(r.base) << "</td><td>" << cell(r.next) << "</td><td>"
          << fixed(r.change_pct ? json(*r.change_pct) : json(), 1) << "</td><td>"
          << (r.regression ? "regression" : "") << "</td></tr>\n";
     }

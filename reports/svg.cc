@@ -10,10 +10,11 @@
 namespace gw::reports {
 namespace {
 
-constexpr double kWidth = 760;
+constexpr double kWidth = 840;
 constexpr double kHeight = 300;
 constexpr double kLeft = 76;
-constexpr double kRight = 170;  // legend
+constexpr double kRight = 250;  // legend: names up to kLegendChars at 11 px
+constexpr std::size_t kLegendChars = 34;
 constexpr double kTop = 28;
 constexpr double kBottom = 44;
 constexpr double kPlotW = kWidth - kLeft - kRight;
@@ -82,7 +83,16 @@ void legend(std::ostringstream& os, const std::vector<std::string>& names, std::
     const double y = kTop + 8 + static_cast<double>(i) * 18;
     os << "<rect x=\"" << kLeft + kPlotW + 10 << "\" y=\"" << num(y - 9)
        << "\" width=\"10\" height=\"10\" fill=\"" << colour(i) << "\"/><text x=\"" << kLeft + kPlotW + 26
-       << "\" y=\"" << num(y) << "\" class=\"lg\">" << xml_escape(names[i]) << "</text>";
+       << "\" y=\"" << num(y) << "\" class=\"lg\">";
+    // A longer name is cut with an ellipsis (it would run past the SVG's edge); the full name
+    // is the tooltip.
+    if (names[i].size() > kLegendChars) {
+      os << xml_escape(names[i].substr(0, kLegendChars - 1)) << "&#8230;<title>" << xml_escape(names[i])
+         << "</title>";
+    } else {
+      os << xml_escape(names[i]);
+    }
+    os << "</text>";
   }
   if (total > names.size()) {
     os << "<text x=\"" << kLeft + kPlotW + 10 << "\" y=\""
