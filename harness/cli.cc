@@ -27,14 +27,19 @@ const Command kCommands[] = {
     {"profile probe", "push synthetic traffic through a profile in virtual time", cmd_profile_probe},
     {"replay", "impair a pcap capture offline", cmd_replay},
     {"emu", "forward between two DPDK ports through a profile (inline emulator)", cmd_emu},
-    {"run", "run a scenario (virtual time); write result.json and the reports", cmd_run},
+    {"run", "run a scenario (virtual time, or live through gradwall emu); write result.json and the reports",
+     cmd_run},
     {"compare", "compare two runs (report.json or result.json); exit 1 on a regression", cmd_compare},
     {"sweep", "run a grid of a scenario's settings; one comparison report", cmd_sweep},
+    {"endpoint", nullptr, cmd_endpoint},  // hidden: one side of a live run (live_runner.h)
 };
 
 void usage(std::ostream& os) {
   os << "usage: gradwall <command> [options]   (gradwall <command> --help for its options)\n\ncommands:\n";
   for (const Command& c : kCommands) {
+    if (c.summary == nullptr) {
+      continue;
+    }
     const std::string w = c.words;
     os << "  " << w << std::string(w.size() < 22 ? 22 - w.size() : 1, ' ') << c.summary << "\n";
   }

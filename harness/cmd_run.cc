@@ -7,11 +7,13 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include "core/errors.h"
 #include "harness/cli.h"
 #include "harness/commands.h"
+#include "harness/live_runner.h"
 #include "harness/scenario.h"
 #include "harness/sim_runner.h"
 #include "reports/report.h"
@@ -134,6 +136,7 @@ Scenario ideal_of(const Scenario& s) {
     p.b_to_a = ideal_direction(link.profile.b_to_a);
     link.profile = p;
   }
+  ideal.workload.background.clear();  // and the job alone: no background traffic
   return ideal;
 }
 
@@ -146,10 +149,14 @@ int cmd_run(const Args& args) {
       "one fails.\nOptions");
   std::string out = "gradwall-out";
   std::string mode = "sim";
+  std::string bench = "netns";
   opts.add_options()("help,h", "this help")("out", po::value<std::string>(&out)->default_value(out),
                                             "output folder (created)")(
-      "mode", po::value<std::string>(&mode)->default_value(mode), "sim (virtual time)")(
-      "seed", po::value<std::string>(), "random seed, overrides the scenario's")(
+      "mode", po::value<std::string>(&mode)->default_value(mode),
+      "sim (virtual time), live (real packets through gradwall emu; root; docs/guide/live.md) or both")(
+      "bench", po::value<std::string>(&bench)->default_value(bench),
+      "live: the lab bench (netns: ci/bench-netns)")("seed", po::value<std::string>(),
+                                                     "random seed, overrides the scenario's")(
       "quiet,q", "no summary on stdout")("scenario", po::value<std::string>(), "scenario file");
   po::positional_options_description pos;
   pos.add("scenario", 1);
@@ -161,10 +168,16 @@ int cmd_run(const Args& args) {
   if (!vm.count("scenario")) {
     throw InputError("gradwall run", "", "give a scenario file (gradwall run SCENARIO.json)");
   }
-  if (mode != "sim") {
-    throw InputError("--mode", "", "only \"sim\" is available in this build, got \"" + mode + "\"");
+  if (mode != "sim" && mode != "live" && mode != "both") {
+    throw InputError("--mode", "", "\"sim\", \"live\" or \"both\", got \"" + mode + "\"");
   }
   Scenario scenario = load_scenario(vm["scenario"].as<std::string>());
+  if (mode == "both") {  // live_runner.h: a sim and a live run, and their agreement
+    check_live_scenario(scenario);
+    return run_twin(vm["scenario"].as<std::string>(), out,
+                    vm.count("seed") ? Args{"--seed", vm["seed"].as<std::string>(), "--bench", bench}
+                                     : Args{"--bench", bench});
+  }
   if (vm.count("seed")) {
     scenario.seed = parse_seed_option(vm["seed"].as<std::string>());
   }
@@ -174,12 +187,20 @@ int cmd_run(const Args& args) {
     throw EnvironmentError("cannot create " + out + ": " + ec.message());
   }
   const auto wall_start = std::chrono::steady_clock::now();
-  const SimResult result = run_sim(scenario);
+  std::optional<LiveRun> live;
+  if (mode == "live") {
+    live = run_live(scenario, LiveOptions{bench, (fs::path(out) / "live").string()});
+  }
+  const SimResult result = live ? live->result : run_sim(scenario);
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   nlohmann::json result_json = to_json(result);
+  if (live) {
+    add_live_result(result_json, *live);
+  }
   if (scenario.workload.kind != "flows") {
     // slowdown_vs_ideal: the same job on the same topology with every WAN link reduced to its
-    // propagation delay and rate (no loss, jitter, AQM or queue limit), in virtual time.
+    // propagation delay and rate (no loss, jitter, AQM or queue limit) and no background
+    // traffic, in virtual time.
     SimOptions quiet;
     quiet.keep_series = false;
     const nlohmann::json ideal = to_json(run_sim(ideal_of(scenario), quiet));
@@ -191,7 +212,13 @@ int cmd_run(const Args& args) {
   write_atomically(result_path, result_json.dump(1) + "\n");
   // The reports are computed from result.json alone (reports/), and always written for what
   // was measured, pass or fail.
-  const nlohmann::json report = reports::build_report(result_json, result_path.string());
+  nlohmann::json report = reports::build_report(result_json, result_path.string());
+  if (live) {
+    add_live_checks(report, *live);
+    for (const std::string& f : live->faults) {
+      std::cerr << "live: fault: " << f << "\n";
+    }
+  }
   std::vector<std::string> written{result_path.string()};
   for (const reports::ReportFormat& f : reports::report_formats()) {
     const fs::path path = fs::path(out) / std::string(f.file_name);
@@ -210,8 +237,13 @@ int cmd_run(const Args& args) {
     }
     std::cout << "\n";
   }
-  std::cerr << "simulated in " << std::fixed << std::setprecision(2) << wall_s << " s wall ("
-            << std::setprecision(2) << static_cast<double>(result.events) / wall_s / 1e6 << " M events/s)\n";
+  if (live) {
+    std::cerr << "live run: " << std::fixed << std::setprecision(2) << wall_s << " s wall\n";
+  } else {
+    std::cerr << "simulated in " << std::fixed << std::setprecision(2) << wall_s << " s wall ("
+              << std::setprecision(2) << static_cast<double>(result.events) / wall_s / 1e6
+              << " M events/s)\n";
+  }
   if (!result.accounting.balanced()) {
     std::cerr << "error: packet accounting does not balance (see accounting in result.json)\n";
     return kExitCheckFailed;

@@ -54,7 +54,8 @@ run "$GW" run bad.json --out outbad
 run "$GW" run missing.json
 [[ $rc == 2 ]] || fail "missing file: exit $rc, want 2"
 run "$GW" run "$scenario" --mode live
-[[ $rc == 2 ]] || fail "--mode live: exit $rc, want 2 until live mode exists"
+[[ $rc == 2 ]] || fail "--mode live with a flows workload: exit $rc, want 2 (live mode runs collective workloads)"
+[[ $err == *"\$.workload.kind: live mode runs collective workloads"* ]] || fail "--mode live message: $err"
 
 run "$GW" profile validate "$SRC"/profiles/scenarios/*.json
 [[ $rc == 0 ]] || fail "shipped scenarios do not validate: $err"

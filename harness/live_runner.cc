@@ -1,0 +1,723 @@
+#include "harness/live_runner.h"
+
+#include <poll.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <csignal>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <tuple>
+
+#include "core/errors.h"
+#include "core/event_loop.h"
+#include "core/histogram.h"
+#include "core/paths.h"
+#include "emulator/engine/profile_writer.h"
+#include "generators/endpoints/clock.h"
+#include "generators/endpoints/line_channel.h"
+#include "generators/transport/segment.h"
+#include "harness/collective_driver.h"
+#include "harness/live_process.h"
+
+namespace gw {
+
+namespace {
+
+namespace fs = std::filesystem;
+using endpoints::LineChannel;
+
+constexpr std::uint32_t kFirstQp = 0x100;
+constexpr int kTwinCrashed =
+    3;  // a run of --mode both that ended by a signal  // as the simulator numbers its queue pairs
+// Payload per packet that fits the bench's 1500-byte IP MTU: IP 20 + UDP 8 + BTH 12 + RETH 16
+// + gradwall data metadata 32 + ICRC 4 leave 1408 bytes (a multiple of 4: no pad).
+constexpr std::uint32_t kMaxLiveMtu = 1408;
+
+struct Side {
+  std::string netns;
+  std::string address;
+  std::string veth;  // the emulator's port toward this side
+};
+const Side kSides[2] = {{"gw-a", "198.18.0.1", "gw-a-emu"}, {"gw-b", "198.18.0.2", "gw-b-emu"}};
+
+std::atomic<int> g_interrupted{0};
+extern "C" void on_interrupt(int sig) {
+  g_interrupted = sig;
+}
+
+std::string seconds(Duration d) {
+  std::ostringstream os;
+  os.precision(3);
+  os << std::fixed << static_cast<double>(d.count()) / 1e9 << " s";
+  return os.str();
+}
+
+std::string bench_script() {
+  for (const std::string& dir : data_search_dirs("")) {
+    const fs::path p = fs::path(dir).parent_path() / "ci" / "bench-netns";
+    if (fs::exists(p)) {
+      return p.string();
+    }
+  }
+  throw EnvironmentError(
+      "live mode: cannot find ci/bench-netns (set GRADWALL_DATA_DIR to the source tree's profiles/)");
+}
+
+bool bench_is_up() {
+  return fs::exists("/run/netns/gw-a") && fs::exists("/run/netns/gw-b");
+}
+
+// Everything the run set up, undone in reverse order by the destructor, whatever happened.
+struct Teardown {
+  std::vector<std::unique_ptr<Child>> endpoints;
+  std::unique_ptr<Child> emu;
+  std::string script;
+  bool bench_ours = false;
+  std::string dpdk_prefix;
+  std::string socket_dir;
+  int listen_fd = -1;
+
+  void run() {
+    endpoints.clear();  // kills and reaps what is still alive
+    if (emu) {
+      emu->stop(Duration{10'000'000'000});
+    }
+    if (bench_ours && !script.empty()) {
+      run_command({script, "down"});
+      bench_ours = false;
+    }
+    if (!dpdk_prefix.empty()) {
+      std::error_code ec;
+      fs::remove_all(fs::path("/var/run/dpdk") / dpdk_prefix, ec);
+      fs::remove("/var/run/dpdk", ec);  // only when empty: others' folders stay
+      dpdk_prefix.clear();
+    }
+    if (listen_fd >= 0) {
+      close(listen_fd);
+      listen_fd = -1;
+    }
+    if (!socket_dir.empty()) {
+      std::error_code ec;
+      fs::remove_all(socket_dir, ec);
+      socket_dir.clear();
+    }
+  }
+  ~Teardown() { run(); }
+};
+
+int listen_unix(const std::string& path) {
+  const int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  if (fd < 0 || path.size() >= sizeof addr.sun_path) {
+    throw EnvironmentError("live mode: cannot make a unix socket at " + path);
+  }
+  std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
+  if (bind(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) != 0 || listen(fd, 4) != 0) {
+    const std::string why = std::strerror(errno);
+    close(fd);
+    throw EnvironmentError("live mode: cannot listen on " + path + ": " + why);
+  }
+  return fd;
+}
+
+// A training workload's items split into iterations, as the simulator does (sim_runner.cc
+// plans_of; the same rules, kept in step with it).
+std::vector<IterationPlan> plans_of(const Scenario& s) {
+  const WorkloadSpec& w = s.workload;
+  std::vector<IterationPlan> plans;
+  if (w.kind == "collective") {
+    plans.resize(w.iterations);
+    for (IterationPlan& plan : plans) {
+      if (w.compute.count() > 0) {
+        WorkItem compute;
+        compute.name = "compute";
+        compute.compute = w.compute;
+        plan.items.push_back(compute);
+      }
+      WorkItem op;
+      op.name = std::string(coll::op_name(w.collective.op));
+      op.is_collective = true;
+      op.collective = w.collective;
+      if (!plan.items.empty()) {
+        op.after.push_back(0);
+      }
+      plan.items.push_back(op);
+    }
+    return plans;
+  }
+  const wl::Workload& t = w.training;
+  plans.resize(t.iterations);
+  std::vector<std::uint32_t> local(t.items.size());
+  for (std::size_t g = 0; g < t.items.size(); ++g) {
+    const wl::WorkItem& in = t.items[g];
+    IterationPlan& plan = plans.at(in.iteration);
+    local[g] = static_cast<std::uint32_t>(plan.items.size());
+    WorkItem out;
+    out.name = in.label;
+    if (in.kind == wl::WorkKind::kCompute) {
+      out.compute = in.duration;
+    } else if (in.kind == wl::WorkKind::kCollective) {
+      out.is_collective = true;
+      out.collective = in.collective;
+    } else {
+      throw InputError(s.file, "$.workload", "live mode: point-to-point work items are not supported");
+    }
+    for (const std::uint32_t a : in.after) {
+      if (t.items[a].iteration == in.iteration) {
+        out.after.push_back(local[a]);
+      }
+    }
+    plan.items.push_back(std::move(out));
+  }
+  return plans;
+}
+
+// The WAN profile with a_to_b carrying region 0 -> region 1 (emulator port 0 faces side A).
+Profile emu_profile(const Scenario& s) {
+  const fabric::WanLinkSpec& link = s.topology.wan.front();
+  Profile p = link.profile;
+  if (link.a != s.topology.regions[0].name) {
+    if (!p.phases.empty()) {
+      throw InputError(s.file, "$.topology.wan[0]",
+                       "live mode: write this link as between [\"" + s.topology.regions[0].name + "\", \"" +
+                           s.topology.regions[1].name +
+                           "\"] (its profile has phases, which are not flipped)");
+    }
+    std::swap(p.a_to_b, p.b_to_a);
+  }
+  return p;
+}
+
+// α-β of the path between the sides (REFERENCES.md §5, as the simulator computes it): α = the
+// WAN link's base one-way delay plus one full packet at the bottleneck, β = 1 / the bottleneck
+// rate (the profile's rate, else the slower NIC).
+coll::AlphaBeta alpha_beta(const Scenario& s, const Profile& p) {
+  coll::AlphaBeta m;
+  BitRate slowest = s.topology.regions[0].nic_rate;
+  if (s.topology.regions[1].nic_rate.bps < slowest.bps) {
+    slowest = s.topology.regions[1].nic_rate;
+  }
+  Duration delay{0};
+  for (const DirectionSpec* d : {&p.a_to_b, &p.b_to_a}) {
+    if (d->delay) {
+      delay = std::max(delay, d->delay->delay);
+    }
+    if (d->rate && !d->rate->rate.unlimited() && d->rate->rate.bps < slowest.bps) {
+      slowest = d->rate->rate;
+    }
+  }
+  const std::uint32_t packet = s.transport.config.mtu_bytes + transport::kFrameOverheadBytes;
+  m.alpha = delay + slowest.transmit_time(packet);
+  m.beta_ns_per_byte = 8e9 / static_cast<double>(slowest.bps);
+  return m;
+}
+
+class Coordinator final : public MessageService {
+ public:
+  Coordinator(coll::Placement placement, std::vector<LineChannel*> channels)
+      : placement_(std::move(placement)), channels_(std::move(channels)) {}
+
+  std::uint64_t send(std::uint32_t src, std::uint32_t dst, std::uint32_t channel, std::uint64_t bytes,
+                     Instant now) override {
+    (void)now;
+    const auto key = std::make_tuple(src, dst, channel);
+    auto it = connection_of_.find(key);
+    if (it == connection_of_.end()) {
+      it = connection_of_.emplace(key, static_cast<std::uint32_t>(connection_of_.size())).first;
+    }
+    const std::uint32_t qp = kFirstQp + 2 * it->second;
+    const std::uint64_t id = next_message_++;
+    const std::uint32_t side = placement_.region[src];
+    channels_[side]->send({{"t", "send"},
+                           {"qp", qp},
+                           {"peer", kSides[placement_.region[dst]].address},
+                           {"msg", id},
+                           {"bytes", bytes}});
+    return id;
+  }
+  std::size_t connections() const { return connection_of_.size(); }
+
+ private:
+  coll::Placement placement_;
+  std::vector<LineChannel*> channels_;
+  std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>, std::uint32_t> connection_of_;
+  std::uint64_t next_message_ = 0;
+};
+
+// Completed ops and iterations go into the result (the reports read only finished ones); an
+// op or iteration a fault cut short is returned for the live section instead.
+nlohmann::json fill_collectives(const CollectiveDriver& driver, SimResult& r) {
+  nlohmann::json unfinished = nlohmann::json::array();
+  for (const OpRecord& op : driver.ops()) {
+    if (op.end < op.start) {
+      unfinished.push_back({{"name", op.name}, {"iteration", op.iteration}, {"start_ns", ns_of(op.start)}});
+      continue;
+    }
+    CollectiveOpResult c;
+    c.name = op.name;
+    c.op = std::string(coll::op_name(op.spec.op));
+    c.algorithm = std::string(coll::algorithm_name(op.spec.algorithm));
+    c.bytes = op.spec.bytes;
+    c.ranks = op.ranks;
+    c.channels = op.spec.channels;
+    c.iteration = op.iteration;
+    c.start_ns = ns_of(op.start);
+    c.end_ns = op.end >= op.start ? ns_of(op.end) : -1;
+    c.predicted_ns = ns_of(op.predicted);
+    c.busbw_factor = coll::busbw_factor(op.spec.op, op.ranks);
+    r.collectives.push_back(c);
+  }
+  for (const IterationRecord& it : driver.iterations()) {
+    if (it.end < it.start) {
+      unfinished.push_back({{"iteration", it.index}, {"start_ns", ns_of(it.start)}});
+      continue;
+    }
+    IterationResult i;
+    i.index = it.index;
+    i.start_ns = ns_of(it.start);
+    i.end_ns = it.end >= it.start ? ns_of(it.end) : -1;
+    i.compute_ns = ns_of(it.compute);
+    i.exposed_comm_ns = i.end_ns >= 0 ? std::max<std::int64_t>(0, i.end_ns - i.start_ns - i.compute_ns) : -1;
+    r.iterations.push_back(i);
+  }
+  return unfinished;
+}
+
+// Endpoint and emulator counters into the result's transport totals, hops and accounting.
+// A histogram from endpoints' microsecond bins ([[us, count], ...]), each value at the middle
+// of its microsecond.
+LogHistogram histogram_of(const std::array<nlohmann::json, 2>& stats, const char* key) {
+  LogHistogram h;
+  for (const nlohmann::json& s : stats) {
+    if (!s.is_object() || !s.contains(key)) {
+      continue;
+    }
+    for (const nlohmann::json& bin : s.at(key)) {
+      const auto us = bin.at(0).get<std::int64_t>();
+      const auto n = bin.at(1).get<std::uint64_t>();
+      for (std::uint64_t k = 0; k < n; ++k) {
+        h.record(us * 1000 + 500);
+      }
+    }
+  }
+  return h;
+}
+
+nlohmann::json percentiles_of(const Percentiles& p) {
+  return {{"count", p.count}, {"mean", p.mean}, {"min", p.min},   {"p50", p.p50},
+          {"p90", p.p90},     {"p99", p.p99},   {"p999", p.p999}, {"max", p.max}};
+}
+
+void fill_counters(const std::array<nlohmann::json, 2>& stats, const nlohmann::json& emu_stats,
+                   const std::array<std::string, 2>& regions, SimResult& r) {
+  for (const nlohmann::json& s : stats) {
+    if (s.is_null()) {
+      continue;
+    }
+    const nlohmann::json& c = s.at("counters");
+    r.accounting.packets_sent += c.value("datagrams_sent", std::uint64_t{0});
+    r.accounting.packets_received += c.value("datagrams_received", std::uint64_t{0});
+    if (const auto n = c.value("send_dropped", std::uint64_t{0}); n > 0) {
+      r.accounting.dropped["host/send_refused"] += n;
+      r.accounting.packets_sent += n;  // handed to the host, which dropped them
+    }
+    if (const auto n = c.value("socket_overflow", std::uint64_t{0}); n > 0) {
+      r.accounting.dropped["host/socket_overflow"] += n;
+    }
+    for (const nlohmann::json& q : s.at("qps")) {
+      if (q.value("sending", false)) {
+        const nlohmann::json& st = q.at("stats");
+        r.transport.packets_sent += st.value("data_packets_sent", std::uint64_t{0});
+        r.transport.retransmits += st.value("retransmitted_packets", std::uint64_t{0});
+        r.transport.timeouts += st.value("timeouts", std::uint64_t{0});
+      }
+    }
+  }
+  r.one_way_delay_ns = histogram_of(stats, "one_way_delay_us").summary();
+  std::uint64_t emu_dropped = 0;
+  for (const auto& [dir, label] : {std::pair{"a_to_b", 0}, std::pair{"b_to_a", 1}}) {
+    if (!emu_stats.contains(dir)) {
+      continue;
+    }
+    const nlohmann::json& d = emu_stats.at(dir);
+    HopResult h;
+    h.name = "emu " + regions[static_cast<std::size_t>(label)] + "->" +
+             regions[static_cast<std::size_t>(1 - label)];
+    h.wan = true;
+    h.packets_in = d.value("received", std::uint64_t{0});
+    h.delivered = d.value("sent", std::uint64_t{0});
+    h.marked_ce = d.value("marked_ce", std::uint64_t{0});
+    h.corrupted = d.value("corrupted", std::uint64_t{0});
+    h.duplicated = d.value("duplicates", std::uint64_t{0});
+    if (d.contains("dropped") && d.at("dropped").is_object()) {
+      for (const auto& [cause, n] : d.at("dropped").items()) {
+        const auto v = n.get<std::uint64_t>();
+        if (v > 0) {
+          h.dropped[cause] = v;
+          r.accounting.dropped[h.name + "/" + cause] += v;
+          emu_dropped += v;
+        }
+      }
+    }
+    r.accounting.duplicates_made += h.duplicated;
+    r.hops.push_back(std::move(h));
+  }
+  // What neither arrived nor was dropped where we can see it: in flight when the endpoints
+  // stopped (the emulator drains after them), or not ours (the emulator also counts the ARP
+  // and readiness pings it forwarded, so its drops may include a few of those).
+  std::uint64_t host_dropped = 0;
+  for (const auto& [cause, n] : r.accounting.dropped) {
+    if (cause.rfind("host/", 0) == 0) {
+      host_dropped += n;
+    }
+  }
+  const std::uint64_t in = r.accounting.packets_sent + r.accounting.duplicates_made;
+  const std::uint64_t out = r.accounting.packets_received + host_dropped + emu_dropped;
+  r.accounting.in_flight_at_end = in > out ? in - out : 0;
+}
+
+}  // namespace
+
+void check_live_scenario(const Scenario& s) {
+  const auto& regions = s.topology.regions;
+  if (regions.size() != 2 || regions[0].hosts == 0 || regions[1].hosts == 0) {
+    throw InputError(s.file, "$.topology.regions",
+                     "live mode runs two regions (region 0 on side A, region 1 on side B of the emulator) "
+                     "and no relays; this scenario has " +
+                         std::to_string(regions.size()) + " regions/relays");
+  }
+  if (s.topology.wan.size() != 1) {
+    throw InputError(s.file, "$.topology.wan",
+                     "live mode needs exactly one WAN link (the emulator between the two sides), got " +
+                         std::to_string(s.topology.wan.size()));
+  }
+  if (s.workload.kind == "flows") {
+    throw InputError(
+        s.file, "$.workload.kind",
+        "live mode runs collective workloads (collective, ddp, fsdp); \"flows\" is sim only so far");
+  }
+  if (s.transport.config.mtu_bytes > kMaxLiveMtu) {
+    throw InputError(s.file, "$.transport.mtu",
+                     "live mode on the namespace bench carries at most " + std::to_string(kMaxLiveMtu) +
+                         " payload bytes per packet (1500-byte IP MTU minus IP, UDP, BTH, RETH, gradwall's "
+                         "32-byte data header and the ICRC); got " +
+                         std::to_string(s.transport.config.mtu_bytes) + " (set \"mtu\": 1400)");
+  }
+}
+
+LiveRun run_live(const Scenario& scenario, const LiveOptions& options) {
+  check_live_scenario(scenario);
+  if (options.bench != "netns") {
+    throw InputError("--bench", "",
+                     "only \"netns\" (ci/bench-netns) is supported, got \"" + options.bench + "\"");
+  }
+  if (geteuid() != 0) {
+    throw EnvironmentError("live mode needs root (network namespaces, af_packet ports for the emulator)");
+  }
+  const fs::path work = fs::absolute(options.work_dir);
+  fs::create_directories(work);
+  const std::string self = fs::read_symlink("/proc/self/exe").string();
+  const std::string scenario_file = fs::absolute(scenario.file).string();
+  std::array<std::string, 2> regions{scenario.topology.regions[0].name, scenario.topology.regions[1].name};
+
+  LiveRun run;
+  Teardown td;
+  auto old_int = std::signal(SIGINT, on_interrupt);
+  auto old_term = std::signal(SIGTERM, on_interrupt);
+  g_interrupted = 0;
+
+  // The bench and the emulator with the scenario's WAN profile.
+  const Profile profile = emu_profile(scenario);
+  const fs::path profile_file = work / "emu-profile.json";
+  std::ofstream(profile_file) << profile_to_json(profile).dump(2) << "\n";
+  td.script = bench_script();
+  td.bench_ours = !bench_is_up();
+  if (run_command({td.script, "up"}) != 0) {
+    throw EnvironmentError("live mode: " + td.script + " up failed");
+  }
+  td.dpdk_prefix = "gw-live-" + std::to_string(getpid());
+  td.emu = std::make_unique<Child>(
+      "emu",
+      std::vector<std::string>{
+          self, "emu", "--profile", profile_file.string(), "--stats-json", (work / "emu-stats.json").string(),
+          "--", "--no-huge", "-m", "512", "--no-pci", "--file-prefix=" + td.dpdk_prefix, "-l", "0",
+          "--vdev=net_af_packet0,iface=" + std::string(kSides[0].veth) + ",framecnt=4096",
+          "--vdev=net_af_packet1,iface=" + std::string(kSides[1].veth) + ",framecnt=4096"},
+      (work / "emu.out").string(), (work / "emu.err").string());
+  std::cerr << "live: emu started (pid " << td.emu->pid() << "), profile " << profile_file.string() << "\n";
+  const std::int64_t ready_by = endpoints::monotonic_ns() + options.start_timeout.count();
+  bool forwarding = false;
+  while (!forwarding && endpoints::monotonic_ns() < ready_by && td.emu->running() && g_interrupted == 0) {
+    forwarding = run_command({"ip", "netns", "exec", kSides[0].netns, "ping", "-c", "1", "-W", "1",
+                              kSides[1].address}) == 0;
+  }
+  if (!forwarding) {
+    td.emu->stop(Duration{2'000'000'000});
+    throw EnvironmentError("live mode: the emulator did not forward between the sides within " +
+                           seconds(options.start_timeout) + "; emu " + td.emu->how_it_ended() + " (logs in " +
+                           work.string() + ")");
+  }
+
+  // The endpoints, one per side, and their control connections.
+  td.socket_dir = "/tmp/gw-live-" + std::to_string(getpid());
+  fs::create_directories(td.socket_dir);
+  const std::string sock = td.socket_dir + "/ctl.sock";
+  td.listen_fd = listen_unix(sock);
+  for (std::uint32_t side = 0; side < 2; ++side) {
+    const std::string name = "endpoint " + regions[side];
+    const std::string base = (work / ("endpoint-" + regions[side])).string();
+    td.endpoints.push_back(std::make_unique<Child>(
+        name,
+        std::vector<std::string>{"ip", "netns", "exec", kSides[side].netns, self, "endpoint", "--control",
+                                 sock, "--side", std::to_string(side), "--address", kSides[side].address,
+                                 "--scenario", scenario_file},
+        base + ".out", base + ".err"));
+    std::cerr << "live: " << name << " started (pid " << td.endpoints.back()->pid() << ", netns "
+              << kSides[side].netns << ")\n";
+  }
+  std::array<std::unique_ptr<LineChannel>, 2> ch;
+  for (int accepted = 0; accepted < 2;) {
+    pollfd p{td.listen_fd, POLLIN, 0};
+    const bool late = endpoints::monotonic_ns() > ready_by + options.start_timeout.count();
+    for (auto& e : td.endpoints) {
+      if (!e->running() || late) {
+        throw EnvironmentError("live mode: " + e->name() +
+                               (late ? " did not connect in time" : " " + e->how_it_ended()));
+      }
+    }
+    if (::poll(&p, 1, 100) <= 0) {
+      continue;
+    }
+    auto c = std::make_unique<LineChannel>(accept4(td.listen_fd, nullptr, nullptr, SOCK_CLOEXEC));
+    const auto hello = c->receive_one(Duration{5'000'000'000});
+    if (!hello || hello->value("t", "") != "hello") {
+      throw EnvironmentError("live mode: an endpoint connected but did not say hello");
+    }
+    const auto side = hello->at("side").get<std::uint32_t>();
+    ch.at(side) = std::move(c);
+    ++accepted;
+  }
+  const endpoints::RunTime rt(endpoints::monotonic_ns());
+  for (auto& c : ch) {
+    c->send({{"t", "start"}, {"epoch_ns", rt.epoch_ns()}});
+  }
+  for (std::uint32_t side = 0; side < 2; ++side) {
+    const auto ready = ch[side]->receive_one(options.start_timeout);
+    if (!ready || ready->value("t", "") != "ready") {
+      throw EnvironmentError(
+          "live mode: endpoint " + regions[side] + " did not get ready; it " +
+          (td.endpoints[side]->running() ? "is still running" : td.endpoints[side]->how_it_ended()));
+    }
+  }
+
+  // The run: the simulator's CollectiveDriver on a loop that follows the real clock.
+  coll::Placement placement;
+  for (std::uint32_t r = 0; r < 2; ++r) {
+    for (std::uint32_t i = 0; i < scenario.topology.regions[r].hosts; ++i) {
+      placement.region.push_back(r);
+    }
+  }
+  EventLoop loop;
+  Coordinator coord(placement, {ch[0].get(), ch[1].get()});
+  // Predicted times: the WAN link's α-β between the sides; within a side the ranks share a
+  // process and the kernel's loopback path, modelled as the NIC (α = one packet, β = 1/NIC).
+  coll::AlphaBeta intra;
+  intra.alpha = scenario.topology.regions[0].nic_rate.transmit_time(scenario.transport.config.mtu_bytes +
+                                                                    transport::kFrameOverheadBytes);
+  intra.beta_ns_per_byte = 8e9 / static_cast<double>(scenario.topology.regions[0].nic_rate.bps);
+  CollectiveDriver driver(loop, coord, placement, plans_of(scenario),
+                          coll::LinkModel::two_level(2, intra, alpha_beta(scenario, profile)));
+  std::array<nlohmann::json, 2> stats{};
+  auto absorb = [&](std::uint32_t side, std::vector<nlohmann::json> msgs) {
+    std::sort(msgs.begin(), msgs.end(), [](const nlohmann::json& a, const nlohmann::json& b) {
+      return a.value("at_ns", std::int64_t{0}) < b.value("at_ns", std::int64_t{0});
+    });
+    for (const nlohmann::json& m : msgs) {
+      const std::string t = m.value("t", "");
+      if (t == "delivered") {
+        const Instant at = std::max(at_ns(m.at("at_ns").get<std::int64_t>()), loop.now());
+        loop.run_until(at);
+        if (!driver.done()) {
+          driver.delivered(m.at("msg").get<std::uint64_t>(), at);
+        }
+      } else if (t == "stats") {
+        stats.at(side) = m;
+      }
+    }
+  };
+  const Instant limit = kEpoch + scenario.workload.duration;
+  loop.run_until(rt.now());  // the run starts now, not at the epoch: the endpoints took a while to get ready
+  driver.start(loop.now());
+  while (!driver.done()) {
+    const Instant now = std::max(rt.now(), loop.now());
+    if (now > limit) {
+      break;
+    }
+    if (g_interrupted != 0) {
+      run.faults.push_back("the run was interrupted by " + signal_text(g_interrupted) + " " +
+                           seconds(now - kEpoch) + " into the run");
+      break;
+    }
+    loop.run_until(now);
+    for (std::uint32_t side = 0; side < 2; ++side) {
+      absorb(side, ch[side]->receive());
+    }
+    bool lost = false;
+    for (std::uint32_t side = 0; side < 2; ++side) {
+      Child& e = *td.endpoints[side];
+      if (ch[side]->closed() || !e.running()) {
+        e.wait_for(Duration{1'000'000'000});
+        run.faults.push_back(e.name() + " (pid " + std::to_string(e.pid()) + ", netns " + kSides[side].netns +
+                             ") " + e.how_it_ended() + " " + seconds(now - kEpoch) + " into the run");
+        lost = true;
+      }
+    }
+    if (!td.emu->running()) {
+      run.faults.push_back("emu (pid " + std::to_string(td.emu->pid()) + ") " + td.emu->how_it_ended() + " " +
+                           seconds(now - kEpoch) + " into the run");
+      lost = true;
+    }
+    if (lost) {
+      break;
+    }
+    const Instant next = loop.next_event_time();
+    const std::int64_t wait_ms =
+        next == kNever ? 10 : std::clamp<std::int64_t>((ns_of(next) - ns_of(rt.now())) / 1'000'000, 0, 10);
+    std::array<pollfd, 2> fds{pollfd{ch[0]->fd(), POLLIN, 0}, pollfd{ch[1]->fd(), POLLIN, 0}};
+    (void)::poll(fds.data(), fds.size(), static_cast<int>(wait_ms));
+  }
+  const Instant stop = std::max(rt.now(), loop.now());
+  const bool completed = driver.done();
+  if (!completed && run.faults.empty()) {
+    run.faults.push_back("the workload did not finish within workload.duration (" +
+                         seconds(scenario.workload.duration) + ")");
+  }
+
+  // Final counters from the endpoints still alive, then everything down.
+  for (std::uint32_t side = 0; side < 2; ++side) {
+    if (!td.endpoints[side]->running() || ch[side]->closed()) {
+      continue;
+    }
+    ch[side]->send({{"t", "stop"}});
+    const std::int64_t end = endpoints::monotonic_ns() + 5'000'000'000;
+    bool final = false;
+    while (!final && endpoints::monotonic_ns() < end && !ch[side]->closed()) {
+      for (const nlohmann::json& m : ch[side]->receive()) {
+        if (m.value("t", "") == "stats") {
+          stats.at(side) = m;
+          final = m.value("final", false);
+        }
+      }
+      pollfd p{ch[side]->fd(), POLLIN, 0};
+      (void)::poll(&p, 1, 50);
+    }
+    if (!td.endpoints[side]->wait_for(Duration{5'000'000'000})) {
+      run.faults.push_back(td.endpoints[side]->name() + " did not exit after stop");
+    }
+  }
+  nlohmann::json processes = nlohmann::json::array();
+  for (auto& e : td.endpoints) {
+    e->kill_and_reap();
+    processes.push_back(e->to_json());
+  }
+  td.emu->stop(Duration{10'000'000'000});
+  processes.push_back(td.emu->to_json());
+  if (td.emu->exit_code() == 1) {
+    run.faults.push_back("emu: its packet accounting or mbuf check failed at exit (see " +
+                         (work / "emu.out").string() + ")");
+  } else if (!td.emu->exited_ok() && run.faults.empty()) {
+    run.faults.push_back("emu " + td.emu->how_it_ended());
+  }
+  nlohmann::json emu_stats;
+  if (std::ifstream in(work / "emu-stats.json"); in) {
+    try {
+      in >> emu_stats;
+    } catch (const nlohmann::json::exception&) {
+      emu_stats = nullptr;
+    }
+  }
+  td.run();
+  std::signal(SIGINT, old_int);
+  std::signal(SIGTERM, old_term);
+
+  SimResult& r = run.result;
+  r.mode = "live";
+  r.scenario = scenario.name;
+  r.scenario_file = scenario.file;
+  r.seed = scenario.seed;
+  r.duration = stop - kEpoch;
+  r.completed = completed;
+  r.scenario_json = scenario.source;
+  r.series.interval = scenario.interval;
+  const nlohmann::json unfinished = fill_collectives(driver, r);
+  fill_counters(stats, emu_stats, regions, r);
+
+  for (std::uint32_t side = 0; side < 2; ++side) {  // the endpoints' last words, whole
+    std::ofstream(work / ("endpoint-" + regions[side] + "-stats.json")) << stats.at(side).dump() << "\n";
+  }
+  nlohmann::json endpoints_json = nlohmann::json::array();
+  for (std::uint32_t side = 0; side < 2; ++side) {
+    nlohmann::json e = stats.at(side);
+    if (e.is_object()) {
+      e.erase("one_way_delay_us");
+      e.erase("one_way_delay_remote_us");
+      e.erase("t");
+    }
+    endpoints_json.push_back({{"region", regions[side]},
+                              {"netns", kSides[side].netns},
+                              {"address", kSides[side].address},
+                              {"udp_port", transport::kRoceUdpPort},
+                              {"last_stats", e}});
+  }
+  run.live = {{"bench", options.bench},
+              {"work_dir", work.string()},
+              {"clock",
+               "CLOCK_MONOTONIC of one host: one-way delays are exact on the namespace bench; "
+               "endpoints on two hosts need PTP-synchronised clocks"},
+              {"connections", coord.connections()},
+              {"unfinished", unfinished},
+              {"one_way_delay_between_sides_ns",
+               percentiles_of(histogram_of(stats, "one_way_delay_remote_us").summary())},
+              {"endpoints", endpoints_json},
+              {"emulator", {{"profile", profile_file.string()}, {"stats", emu_stats}}},
+              {"processes", processes},
+              {"faults", run.faults}};
+  return run;
+}
+
+void add_live_result(nlohmann::json& result_json, const LiveRun& run) {
+  result_json["live"] = run.live;
+}
+
+void add_live_checks(nlohmann::json& report, const LiveRun& run) {
+  std::string reason = "every process of the live run behaved";
+  if (!run.faults.empty()) {
+    reason.clear();
+    for (const std::string& f : run.faults) {
+      reason += (reason.empty() ? "" : "; ") + f;
+    }
+  }
+  report["checks"].push_back({{"name", "live_processes"},
+                              {"passed", run.faults.empty()},
+                              {"measured", run.faults.size()},
+                              {"limit", 0},
+                              {"reason", reason}});
+  if (!run.faults.empty()) {
+    report["verdict"] = "fail";
+  }
+}
+
+}  // namespace gw

@@ -1,0 +1,60 @@
+// Live mode (`gradwall run SCENARIO --mode live`, docs/guide/live.md): the scenario's
+// collective workload on real packets. The coordinator (this process, root namespace) runs the
+// same CollectiveDriver as the simulator on a real-time loop; its MessageService tells two
+// endpoint processes (`gradwall endpoint`, one per side, in namespaces gw-a and gw-b) what to
+// send; the packets cross `gradwall emu`, which applies the scenario's WAN profile between the
+// sides. The runner brings the namespace bench up, starts and supervises the processes, and
+// tears everything down again, whatever happened.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/time.h"
+#include "harness/scenario.h"
+#include "harness/sim_result.h"
+
+namespace gw {
+
+struct LiveOptions {
+  std::string bench = "netns";             // the only bench so far: ci/bench-netns
+  std::string work_dir;                    // logs, the emulator's profile and stats (e.g. OUT/live)
+  Duration start_timeout{20'000'000'000};  // emulator forwarding, endpoints connected
+};
+
+struct LiveRun {
+  SimResult result;  // mode "live"
+  // Each names a process and what happened to it ("endpoint b (pid 123, netns gw-b) was
+  // killed by signal 9 (Killed) 1.2 s into the run"); empty when every process behaved.
+  std::vector<std::string> faults;
+  nlohmann::json live;  // result.json's "live" section: bench, processes, endpoint counters, emu stats
+};
+
+// Throws InputError for a scenario live mode cannot run (exit 2): not exactly two regions
+// joined by one WAN link, a `flows` workload, or packets larger than the bench's 1500-byte MTU.
+void check_live_scenario(const Scenario& scenario);
+
+// Runs it. Throws EnvironmentError when the bench cannot be set up (not root, emulator not
+// forwarding, endpoints not starting): exit 3. A process failing mid-run is not thrown: it is
+// a fault in the result, which keeps what was measured up to then.
+LiveRun run_live(const Scenario& scenario, const LiveOptions& options);
+
+// Adds result.json's "live" section.
+void add_live_result(nlohmann::json& result_json, const LiveRun& run);
+// Adds a `live_processes` check (failed when there are faults, naming them) to a report.
+void add_live_checks(nlohmann::json& report, const LiveRun& run);
+
+// `gradwall run SCENARIO --mode both`: the scenario in virtual time (OUT/sim) and live
+// (OUT/live), each by a `gradwall run` of its own, then their agreement (OUT/agreement.json):
+// live/sim ratios of the CCT p50 and p99 and of the collective goodput (Σ op bytes × 8 /
+// Σ CCT). `extra_args` are passed to both runs (e.g. --seed). Returns run's exit code: the
+// larger of the two runs' codes.
+int run_twin(const std::string& scenario_file, const std::string& out,
+             const std::vector<std::string>& extra_args);
+
+// The agreement of two result.json documents (sim, live), as written to agreement.json.
+nlohmann::json twin_agreement(const nlohmann::json& sim, const nlohmann::json& live);
+
+}  // namespace gw

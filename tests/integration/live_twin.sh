@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# cli.live_twin: `gradwall run --mode both` on the scenario of issue 6: 2 regions x 2 ranks, a
+# 20 ms one-way WAN link with 0.1 % random loss at 50 Mbit/s, one ring all-reduce of 64 MiB,
+# the transport paced at 45 Mbit/s (cc "fixed": below the bottleneck, so neither run builds a
+# queue and the CCT is set by pacing, delay and loss recovery, which both runs model). Checks:
+#  - both runs exit 0 and agreement.json exists;
+#  - live/sim ratios of the CCT p50 and p99 and of the collective goodput are within
+#    [0.85, 1.15] (issue 6: agreement within 15 %).
+# Needs root; takes /tmp/gw-bench.lock. Labels: cli;root;live. Registered DISABLED in
+# tests/CMakeLists.txt until it passes on the CI machine: see docs/guide/live.md "Sim and live".
+# Usage: live_twin.sh GRADWALL SOURCE_DIR
+set -euo pipefail
+
+# shellcheck source=lib/common.bash
+source "$(dirname "$0")/lib/common.bash" "$@"
+# shellcheck source=lib/live.bash
+source "$SRC/tests/integration/lib/live.bash"
+
+cat >"$TMP/twin.json" <<'JSON'
+{
+  "gradwall": "scenario/v1",
+  "name": "twin-ring-64MiB",
+  "seed": 1,
+  "topology": {
+    "regions": [ {"name": "a", "hosts": 2, "nic_rate": "1Gbit"},
+                 {"name": "b", "hosts": 2, "nic_rate": "1Gbit"} ],
+    "wan": [ {"between": ["a", "b"], "netem": "delay 20ms rate 50Mbit loss 0.1%", "limit_bytes": 16777216} ]
+  },
+  "workload": { "kind": "collective", "iterations": 1, "duration": "120s",
+                "collective": {"op": "all_reduce", "algorithm": "ring", "size_bytes": 67108864} },
+  "transport": { "cc": "fixed", "cc_params": {"rate_bps": 45e6}, "mtu": 1400, "rto_min": "50ms" }
+}
+JSON
+run "$GW" run "$TMP/twin.json" --mode both --out "$TMP/out"
+echo "$out"
+((rc == 0)) || fail "gradwall run --mode both exited $rc; stderr: $err"
+run "$PY" - "$TMP/out/agreement.json" <<'EOF_PY'
+import json, sys
+a = json.load(open(sys.argv[1]))
+bad = []
+for k in ("cct_p50", "cct_p99", "goodput"):
+    v = a["ratio"][k]
+    print("%s live/sim = %s" % (k, v))
+    if v is None or not 0.85 <= v <= 1.15:
+        bad.append("%s ratio %s outside [0.85, 1.15]" % (k, v))
+print("\n".join(bad), file=sys.stderr)
+sys.exit(1 if bad else 0)
+EOF_PY
+echo "$out"
+((rc == 0)) || fail "agreement: $err"
+live_check_no_leaks "$TMP/twin.json"
+finish
