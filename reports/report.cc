@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <map>
+#include <string>
 #include <tuple>
 
 #include "reports/checks.h"
@@ -206,10 +207,16 @@ json packets_section(const ResultInput& in) {
   std::uint64_t sent = 0;
   std::uint64_t retransmits = 0;
   std::uint64_t timeouts = 0;
-  for (const FlowRecord& f : in.flows) {
-    sent += f.packets_sent;
-    retransmits += f.retransmits;
-    timeouts += f.timeouts;
+  if (in.transport) {  // every queue pair, the collectives' connections included
+    sent = in.transport->packets_sent;
+    retransmits = in.transport->retransmits;
+    timeouts = in.transport->timeouts;
+  } else {
+    for (const FlowRecord& f : in.flows) {
+      sent += f.packets_sent;
+      retransmits += f.retransmits;
+      timeouts += f.timeouts;
+    }
   }
   std::map<std::string, std::uint64_t> drops;
   std::uint64_t dropped = 0;
@@ -328,6 +335,17 @@ nlohmann::json build_report(const nlohmann::json& result, const std::string& fil
                                                  {"dropped", a.dropped}}
                                           : json(nullptr)}};
   report["checks"] = evaluate_checks(in, report);
+  if (in.unfinished_collectives + in.unfinished_iterations > 0) {
+    report["checks"].push_back(
+        {{"name", "workload_completed"},
+         {"passed", false},
+         {"measured", in.unfinished_collectives + in.unfinished_iterations},
+         {"limit", 0},
+         {"reason", std::to_string(in.unfinished_collectives) + " collective op(s) and " +
+                        std::to_string(in.unfinished_iterations) +
+                        " iteration(s) had not finished when the run ended; raise workload.duration or look "
+                        "for a stall (the statistics leave them out)"}});
+  }
   bool passed = true;
   for (const json& c : report["checks"]) {
     passed = passed && c["passed"].get<bool>();

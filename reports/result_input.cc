@@ -147,6 +147,25 @@ std::vector<T> records(const JsonReader& r, std::string_view key, F read) {
   return out;
 }
 
+// As records(), leaving out (and counting) the items whose end_ns is -1: not finished when
+// the run ended.
+template <class T, class F>
+std::vector<T> finished_records(const JsonReader& r, std::string_view key, F read,
+                                std::uint64_t& unfinished) {
+  std::vector<T> out;
+  if (r.has(key) && !r.raw().at(key).is_null()) {
+    for (const JsonReader& item : r.objects(key)) {
+      const nlohmann::json& end = item.raw().contains("end_ns") ? item.raw().at("end_ns") : nlohmann::json();
+      if (end.is_number_integer() && end.get<std::int64_t>() == -1) {
+        ++unfinished;
+        continue;
+      }
+      out.push_back(read(item));
+    }
+  }
+  return out;
+}
+
 AccountingRecord accounting_of(const JsonReader& result) {
   AccountingRecord a;
   const auto r = result.optional_object("accounting");
@@ -200,12 +219,17 @@ ResultInput read_result(const nlohmann::json& result, const std::string& file) {
   in.duration = r.has("duration_ns") ? nanoseconds(r, "duration_ns") : Duration{0};
   in.flows = records<FlowRecord>(r, "flows", flow_of);
   in.paths = records<PathRecord>(r, "paths", path_of);
-  in.collectives = records<CollectiveRecord>(r, "collectives", collective_of);
-  in.iterations = records<IterationRecord>(r, "iterations", iteration_of);
+  in.collectives =
+      finished_records<CollectiveRecord>(r, "collectives", collective_of, in.unfinished_collectives);
+  in.iterations = finished_records<IterationRecord>(r, "iterations", iteration_of, in.unfinished_iterations);
   if (r.has("packets") && !r.raw().at("packets").is_null()) {
     const JsonReader p = r.object("packets");
     if (p.has("one_way_delay_ns") && !p.raw().at("one_way_delay_ns").is_null()) {
       in.one_way_delay_ns = percentiles_of(p.object("one_way_delay_ns"));
+    }
+    if (p.has("packets_sent")) {
+      in.transport = ResultInput::TransportTotals{
+          optional_count(p, "packets_sent"), optional_count(p, "retransmits"), optional_count(p, "timeouts")};
     }
   }
   if (r.has("baseline") && !r.raw().at("baseline").is_null()) {

@@ -101,6 +101,18 @@ struct ResultInput {
   std::vector<CollectiveRecord> collectives;
   std::vector<IterationRecord> iterations;
   std::optional<Percentiles> one_way_delay_ns;
+  // The transport's own totals over every queue pair (result.json "packets"): for collective
+  // and training workloads the connections carrying the collectives are not in `flows`.
+  struct TransportTotals {
+    std::uint64_t packets_sent = 0;
+    std::uint64_t retransmits = 0;
+    std::uint64_t timeouts = 0;
+  };
+  std::optional<TransportTotals> transport;
+  // Ops and iterations the run ended before (end_ns -1 in result.json): left out of the
+  // statistics, counted here and failed by the workload_completed check.
+  std::uint64_t unfinished_collectives = 0;
+  std::uint64_t unfinished_iterations = 0;
   bool has_baseline = false;
   std::vector<CollectiveRecord> baseline_collectives;
   std::vector<IterationRecord> baseline_iterations;

@@ -154,6 +154,44 @@ TEST(ReportPackets, DropsMarksAndRetransmitsSumOverPathsAndFlows) {
   EXPECT_EQ(p["one_way_delay_ns"]["p99"], 3500000);
 }
 
+// The transport's totals (result.json packets.packets_sent/retransmits/timeouts) cover every
+// queue pair, the collectives' connections too, which are not in `flows`: they win over the
+// per-flow sums.
+TEST(ReportPackets, TransportTotalsIncludeTheCollectivesConnections) {
+  json result = collective_result();
+  result["packets"]["packets_sent"] = 9000;
+  result["packets"]["retransmits"] = 90;
+  result["packets"]["timeouts"] = 3;
+  const json p = build_report(result)["packets"];
+  EXPECT_EQ(p["packets_sent"], 9000);
+  EXPECT_EQ(p["retransmits"], 90);
+  EXPECT_DOUBLE_EQ(p["retransmit_fraction"].get<double>(), 0.01);
+  EXPECT_EQ(p["timeouts"], 3);
+}
+
+// Ops and iterations that had not finished when the run ended (end_ns -1) are left out of the
+// statistics and fail the workload_completed check.
+TEST(ReportChecks, UnfinishedOpsAndIterationsFailWorkloadCompleted) {
+  json result = collective_result();
+  const json complete = build_report(result);
+  EXPECT_THROW(check(complete, "workload_completed"), std::runtime_error) << "only listed when it fails";
+  json op_left = result["collectives"][0];
+  op_left["end_ns"] = -1;
+  result["collectives"].push_back(op_left);
+  json it_left = result["iterations"][0];
+  it_left["index"] = 4;
+  it_left["end_ns"] = -1;
+  it_left["exposed_comm_ns"] = -1;
+  result["iterations"].push_back(it_left);
+  const json r = build_report(result);
+  EXPECT_EQ(r["collectives"]["count"], complete["collectives"]["count"]);
+  EXPECT_EQ(r["gpu"]["iterations"], complete["gpu"]["iterations"]);
+  const json& c = check(r, "workload_completed");
+  EXPECT_FALSE(c["passed"].get<bool>());
+  EXPECT_EQ(c["measured"], 2);
+  EXPECT_EQ(r["verdict"], "fail");
+}
+
 TEST(ReportPaths, QueueDepthPercentilesPerHop) {
   const json paths = build_report(collective_result())["paths"];
   ASSERT_EQ(paths.size(), 2u);
