@@ -234,6 +234,10 @@ void read_collective_workload(const JsonReader& w, const fabric::TopologySpec& t
     c.fail("size_bytes", "missing: the array size per rank in bytes");
   }
   cs.channels = static_cast<std::uint32_t>(c.optional_integer("channels", 1, 64).value_or(1));
+  cs.chunk_bytes = c.bytes("chunk", 1, std::uint64_t{1} << 40).value_or(0);
+  if (cs.chunk_bytes > 0 && cs.algorithm != coll::Algorithm::kRing) {
+    c.fail("chunk_bytes", "only the ring is chunked (algorithm \"" + algorithm + "\")");
+  }
   cs.root = static_cast<std::uint32_t>(c.optional_integer("root", 0, 1 << 20).value_or(0));
   c.finish();
   coll::Placement placement;

@@ -126,6 +126,9 @@ Schedule build_schedule(const CollectiveSpec& spec, const Placement& placement) 
       detail::fail(spec, "send_matrix must be " + std::to_string(ranks) + " x " + std::to_string(ranks));
     }
   }
+  if (spec.chunk_bytes > 0 && spec.algorithm != Algorithm::kRing) {
+    detail::fail(spec, "chunk_bytes: only the ring is chunked");
+  }
   if (ranks == 1) {
     Schedule nothing;
     nothing.ranks = 1;

@@ -51,7 +51,11 @@ struct CollectiveSpec {
   Algorithm algorithm = Algorithm::kRing;
   std::uint64_t bytes = 0;     // S: the array size per rank as nccl-tests counts it (REFERENCES.md §5)
   std::uint32_t channels = 1;  // parallel rings/trees, each carrying bytes/channels
-  std::uint32_t root = 0;      // broadcast / reduce
+  // Ring only: each step's block is cut into pieces of at most this many bytes, each piece
+  // forwarded as soon as it has arrived (NCCL's chunked, pipelined ring: a rank sends piece
+  // k+1 of a step while piece k is still crossing the link). 0: whole blocks.
+  std::uint64_t chunk_bytes = 0;
+  std::uint32_t root = 0;  // broadcast / reduce
   // All-to-all with uneven splits (MoE): send_matrix[i][j] bytes from rank i to rank j; empty =
   // even (bytes / p each).
   std::vector<std::vector<std::uint64_t>> send_matrix;

@@ -5,8 +5,10 @@
 #include <array>
 #include <cmath>
 #include <functional>
+#include <map>
 #include <queue>
 #include <string>
+#include <tuple>
 
 #include "generators/collectives/schedule_builder.h"
 
@@ -131,12 +133,27 @@ Cost cost_of(const CollectiveSpec& spec, std::uint32_t p) {
 
 }  // namespace
 
+namespace {
+Duration schedule_time(const CollectiveSpec& spec, const Placement& placement, const LinkModel& links);
+
+// A chunked ring has no closed form here: its pieces overlap one step's latency with the next
+// piece's transmission, limited by each rank's port; its own schedule is priced instead.
+bool chunked(const CollectiveSpec& spec) {
+  return spec.algorithm == Algorithm::kRing && spec.chunk_bytes > 0 && spec.op != Op::kBarrier;
+}
+}  // namespace
+
 Duration predicted_time(const CollectiveSpec& spec, std::uint32_t ranks, const AlphaBeta& model) {
   if (ranks == 0) {
     detail::fail(spec, "no ranks");
   }
   if (ranks == 1) {
     return Duration{0};
+  }
+  if (chunked(spec)) {
+    Placement one_region;
+    one_region.region.assign(ranks, 0);
+    return schedule_time(spec, one_region, LinkModel::uniform(1, model));
   }
   return evaluate(cost_of(spec, ranks), model);
 }
@@ -203,10 +220,18 @@ Duration schedule_time(const CollectiveSpec& spec, const Placement& placement, c
       const std::size_t path = a != b ? 2 * p + a * regions + b : free_at.size();
       return std::array<std::size_t, 3>{step.src, p + step.dst, path};
     };
+    // Steps of one connection (src, dst, channel) go one after another, in schedule order, as
+    // a queue pair sends its messages; the sharing is between connections.
+    using Connection = std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>;
+    std::map<Connection, double> connection_free;
     for (const std::uint32_t i : batch) {
-      for (const std::size_t r : resources(schedule.steps[i])) {
-        if (r < free_at.size() && schedule.steps[i].bytes > 0) {
-          ++users[r];
+      const Step& step = schedule.steps[i];
+      if (step.bytes > 0 &&
+          connection_free.emplace(Connection{step.src, step.dst, step.channel}, at).second) {
+        for (const std::size_t r : resources(step)) {
+          if (r < free_at.size()) {
+            ++users[r];
+          }
         }
       }
     }
@@ -214,7 +239,8 @@ Duration schedule_time(const CollectiveSpec& spec, const Placement& placement, c
     for (const std::uint32_t i : batch) {
       const Step& step = schedule.steps[i];
       const AlphaBeta& m = links.at(placement.region[step.src], placement.region[step.dst]);
-      double start = at;
+      const auto connection = connection_free.find(Connection{step.src, step.dst, step.channel});
+      double start = connection != connection_free.end() ? connection->second : at;
       std::uint32_t share = 1;
       for (const std::size_t r : resources(step)) {
         if (r < free_at.size()) {
@@ -223,6 +249,9 @@ Duration schedule_time(const CollectiveSpec& spec, const Placement& placement, c
         }
       }
       const double hold = static_cast<double>(step.bytes) * m.beta_ns_per_byte * share;
+      if (connection != connection_free.end()) {
+        connection->second = start + hold;
+      }
       for (const std::size_t r : resources(step)) {
         if (r < free_at.size()) {
           holds.emplace_back(r, start + hold);
@@ -257,6 +286,9 @@ Duration predicted_time(const CollectiveSpec& spec, const Placement& placement, 
   }
   if (p <= 1) {
     return predicted_time(spec, p, AlphaBeta{});
+  }
+  if (chunked(spec)) {
+    return schedule_time(spec, placement, links);
   }
   if (groups.size() == 1) {
     const std::uint32_t r = placement.region[0];

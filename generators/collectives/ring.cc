@@ -1,6 +1,8 @@
 // Ring (NCCL's ring; Patarasuk & Yuan 2009): the ranks form one ring per channel, ordered by
 // region so the ring crosses each region boundary once. Each channel carries its slice of the
 // array cut into p blocks; all-reduce = reduce-scatter (p-1 steps) then all-gather (p-1 steps).
+#include <algorithm>
+
 #include "generators/collectives/schedule_builder.h"
 
 namespace gw::coll::detail {
@@ -23,12 +25,33 @@ Schedule build_ring(const CollectiveSpec& spec, const Placement& placement) {
     for (std::uint32_t i = 0; i < p; ++i) {
       blocks[i] = block_range(bytes, channels, p, c, members[i]);
     }
-    Frontier f(p);
-    if (spec.op != Op::kAllGather) {
-      f = ring_reduce_scatter(b, members, blocks, c, std::move(f));
+    // Chunked: the ring runs once per piece of every block, the passes independent of each
+    // other but for the order of their sends on each connection (posted piece by piece).
+    std::uint64_t largest = 0;
+    for (const ByteRange& block : blocks) {
+      largest = std::max(largest, block.bytes);
     }
-    if (spec.op != Op::kReduceScatter) {
-      ring_all_gather(b, members, blocks, c, std::move(f));
+    const std::uint64_t pieces =
+        spec.chunk_bytes == 0 || largest == 0 ? 1 : (largest + spec.chunk_bytes - 1) / spec.chunk_bytes;
+    if (pieces > 1'000'000) {
+      fail(spec, "chunk_bytes cuts a block into more than 1,000,000 pieces");
+    }
+    std::vector<std::vector<ByteRange>> cut(p);
+    for (std::uint32_t i = 0; i < p; ++i) {
+      cut[i] = split(blocks[i], static_cast<std::uint32_t>(pieces));
+    }
+    for (std::uint64_t k = 0; k < pieces; ++k) {
+      std::vector<ByteRange> piece(p);
+      for (std::uint32_t i = 0; i < p; ++i) {
+        piece[i] = cut[i][k];
+      }
+      Frontier f(p);
+      if (spec.op != Op::kAllGather) {
+        f = ring_reduce_scatter(b, members, piece, c, std::move(f));
+      }
+      if (spec.op != Op::kReduceScatter) {
+        ring_all_gather(b, members, piece, c, std::move(f));
+      }
     }
   }
   return b.take();

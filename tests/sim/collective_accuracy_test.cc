@@ -179,5 +179,24 @@ TEST(PlacementAware, HierarchicalOverThreeRegions) {
       << "measured " << m.cct_ns << ", predicted " << m.predicted_ns;
 }
 
+// NCCL's chunking: the ring's blocks cut into pieces, each forwarded as soon as it arrives, so
+// a rank transmits piece k+1 while piece k crosses the link. 8 ranks, 256 MiB (32 MiB blocks,
+// 26.8 ms each at 10 Gbit/s) over α ≈ 50 ms: whole blocks take 14 (α + 26.8 ms) ≈ 1.08 s;
+// 4 MiB pieces cut it to about the last piece's chain, 14 (α + 3.4 ms) + 7 · 3.4 ms ≈ 0.77 s.
+// The prediction prices the chunked schedule (no closed form: docs/collectives.md); measured
+// within 5 % of it (the neglected terms of the file comment), and at least 25 % faster than the
+// unchunked ring measured here (the model's gap is 29 %).
+TEST(ChunkedRing, PiecesOverlapLatencyWithTransmission) {
+  const std::uint64_t n = 256 * kMiB;
+  json chunked = collective_workload("ring", n);
+  chunked["collective"]["chunk_bytes"] = 4 * kMiB;
+  const Measured whole = run_one(document(star(8, "25ms", "10Gbit"), collective_workload("ring", n)));
+  const Measured piece = run_one(document(star(8, "25ms", "10Gbit"), chunked));
+  ASSERT_GT(piece.predicted_ns, 0);
+  EXPECT_NEAR(piece.cct_ns / piece.predicted_ns, 1.0, 0.05)
+      << "measured " << piece.cct_ns << ", predicted " << piece.predicted_ns;
+  EXPECT_LT(piece.cct_ns, 0.75 * whole.cct_ns) << "chunked " << piece.cct_ns << ", whole " << whole.cct_ns;
+}
+
 }  // namespace
 }  // namespace gw

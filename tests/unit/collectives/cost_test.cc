@@ -135,6 +135,24 @@ TEST(PredictedTime, ScheduleEvaluationMatchesClosedForms) {
   }
 }
 
+// A chunked ring is priced from its schedule: pieces as large as the blocks give the closed
+// form back; small pieces over a high α overlap the latency with the next piece's transmission.
+TEST(PredictedTime, ChunkedRingOverlapsLatencyWithTransmission) {
+  const AlphaBeta model{Duration{50'000'000}, 0.8};  // 50 ms, 10 Gbit/s
+  CollectiveSpec s;
+  s.op = Op::kAllReduce;
+  s.algorithm = Algorithm::kRing;
+  s.bytes = 256ULL << 20;
+  const Duration whole = predicted_time(s, 8, model);
+  s.chunk_bytes = 32ULL << 20;  // = the block: one piece
+  EXPECT_NEAR(static_cast<double>(predicted_time(s, 8, model).count()), static_cast<double>(whole.count()),
+              1e-6 * static_cast<double>(whole.count()));
+  s.chunk_bytes = 4ULL << 20;
+  const double piece = 4.0 * (1 << 20) * 0.8;
+  const double chain = 14 * (50e6 + piece) + 7 * piece;  // the last piece's chain
+  EXPECT_NEAR(static_cast<double>(predicted_time(s, 8, model).count()), chain, 0.02 * chain);
+}
+
 TEST(PredictedTime, ImpossibleSpecsThrow) {
   EXPECT_THROW(predicted_time(spec_of(Op::kAllReduce, Algorithm::kHalvingDoubling, 10), 6, kModel),
                CollectiveError);

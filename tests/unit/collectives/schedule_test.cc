@@ -76,6 +76,34 @@ TEST(RingAllReduce, SendsTwicePMinusOneOverPOfTheArrayPerRankIn2PMinus1Steps) {
   EXPECT_EQ(testing::depth(s), 2 * (p - 1));
 }
 
+// Chunked (chunk_bytes): the same result and the same bytes per rank, in pieces of at most
+// chunk_bytes: ceil(block / chunk) times the steps, and each piece's chain is 2(p-1) deep.
+TEST(RingAllReduce, ChunkedRingIsCorrectInPiecesOfAtMostChunkBytes) {
+  for (std::uint32_t p : {2u, 3u, 5u}) {
+    for (std::uint64_t chunk : {1u, 4u, 7u, 1000u}) {
+      SCOPED_TRACE(std::to_string(p) + " ranks, chunk " + std::to_string(chunk));
+      CollectiveSpec s = spec_of(Op::kAllReduce, Algorithm::kRing, 61, 2);
+      s.chunk_bytes = chunk;
+      expect_all_reduce(s, one_region(p));
+      const Schedule sched = build_schedule(s, one_region(p));
+      for (const Step& step : sched.steps) {
+        EXPECT_LE(step.bytes, chunk);
+      }
+      EXPECT_EQ(testing::depth(sched), 2 * (p - 1));
+    }
+  }
+  const std::uint32_t p = 4;
+  CollectiveSpec s = spec_of(Op::kAllReduce, Algorithm::kRing, 4 * 1000, 1);
+  s.chunk_bytes = 300;  // blocks of 1000 B -> 4 pieces of 250 B
+  const Schedule sched = build_schedule(s, one_region(p));
+  EXPECT_EQ(sched.steps.size(), 4u * 2u * (p - 1) * p);
+  for (std::uint64_t sent : testing::bytes_sent_per_rank(sched)) {
+    EXPECT_EQ(sent, 2 * (p - 1) * 4000 / p);
+  }
+  s.algorithm = Algorithm::kHalvingDoubling;
+  EXPECT_THROW(build_schedule(s, one_region(p)), CollectiveError) << "only the ring is chunked";
+}
+
 TEST(RingAllReduce, UnevenBytesStillMoveExactly2PMinus1ArraysInTotal) {
   const std::uint32_t p = 5;
   const std::uint64_t bytes = 1003;
