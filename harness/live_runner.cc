@@ -30,6 +30,7 @@
 #include "generators/transport/segment.h"
 #include "harness/collective_driver.h"
 #include "harness/live_process.h"
+#include "harness/sim_runner.h"
 
 namespace gw {
 
@@ -133,54 +134,15 @@ int listen_unix(const std::string& path) {
   return fd;
 }
 
-// A training workload's items split into iterations, as the simulator does (sim_runner.cc
-// plans_of; the same rules, kept in step with it).
+// The simulator's iteration plans (sim_runner.h); live endpoints carry collectives only.
 std::vector<IterationPlan> plans_of(const Scenario& s) {
-  const WorkloadSpec& w = s.workload;
-  std::vector<IterationPlan> plans;
-  if (w.kind == "collective") {
-    plans.resize(w.iterations);
-    for (IterationPlan& plan : plans) {
-      if (w.compute.count() > 0) {
-        WorkItem compute;
-        compute.name = "compute";
-        compute.compute = w.compute;
-        plan.items.push_back(compute);
-      }
-      WorkItem op;
-      op.name = std::string(coll::op_name(w.collective.op));
-      op.is_collective = true;
-      op.collective = w.collective;
-      if (!plan.items.empty()) {
-        op.after.push_back(0);
-      }
-      plan.items.push_back(op);
-    }
-    return plans;
-  }
-  const wl::Workload& t = w.training;
-  plans.resize(t.iterations);
-  std::vector<std::uint32_t> local(t.items.size());
-  for (std::size_t g = 0; g < t.items.size(); ++g) {
-    const wl::WorkItem& in = t.items[g];
-    IterationPlan& plan = plans.at(in.iteration);
-    local[g] = static_cast<std::uint32_t>(plan.items.size());
-    WorkItem out;
-    out.name = in.label;
-    if (in.kind == wl::WorkKind::kCompute) {
-      out.compute = in.duration;
-    } else if (in.kind == wl::WorkKind::kCollective) {
-      out.is_collective = true;
-      out.collective = in.collective;
-    } else {
-      throw InputError(s.file, "$.workload", "live mode: point-to-point work items are not supported");
-    }
-    for (const std::uint32_t a : in.after) {
-      if (t.items[a].iteration == in.iteration) {
-        out.after.push_back(local[a]);
+  std::vector<IterationPlan> plans = iteration_plans(s.workload);
+  for (const IterationPlan& plan : plans) {
+    for (const WorkItem& item : plan.items) {
+      if (item.is_p2p) {
+        throw InputError(s.file, "$.workload", "live mode: point-to-point work items are not supported");
       }
     }
-    plan.items.push_back(std::move(out));
   }
   return plans;
 }

@@ -344,39 +344,6 @@ Flow& SimRun::add_flow(const FlowSpec& spec, HostId src, HostId dst, const std::
   return f;
 }
 
-// A training workload's items, split into iterations (the driver runs them one after another,
-// so dependencies on the previous iteration are implied) with indices made local.
-std::vector<IterationPlan> plans_of(const wl::Workload& w) {
-  std::vector<IterationPlan> plans(w.iterations);
-  std::vector<std::uint32_t> local(w.items.size());
-  for (std::size_t g = 0; g < w.items.size(); ++g) {
-    const wl::WorkItem& in = w.items[g];
-    IterationPlan& plan = plans.at(in.iteration);
-    local[g] = static_cast<std::uint32_t>(plan.items.size());
-    WorkItem out;
-    out.name = in.label;
-    if (in.kind == wl::WorkKind::kCompute) {
-      out.compute = in.duration;
-      out.rank = in.rank == wl::kAllRanks ? WorkItem::kAllRanks : in.rank;
-    } else if (in.kind == wl::WorkKind::kCollective) {
-      out.is_collective = true;
-      out.collective = in.collective;
-    } else {
-      out.is_p2p = true;
-      out.src = in.src;
-      out.dst = in.dst;
-      out.bytes = in.bytes;
-    }
-    for (const std::uint32_t a : in.after) {
-      if (w.items[a].iteration == in.iteration) {
-        out.after.push_back(local[a]);
-      }
-    }
-    plan.items.push_back(std::move(out));
-  }
-  return plans;
-}
-
 // Ranks are the hosts, in region order; every pair of ranks that exchanges data gets one
 // connection per channel, opened on first use and kept (as NCCL keeps its connections).
 void SimRun::start_collectives() {
@@ -388,28 +355,7 @@ void SimRun::start_collectives() {
     }
   }
   const WorkloadSpec& w = scenario_.workload;
-  std::vector<IterationPlan> plans(w.iterations);
-  if (w.kind != "collective") {
-    plans = plans_of(w.training);
-  }
-  for (std::uint32_t i = 0; w.kind == "collective" && i < w.iterations; ++i) {
-    IterationPlan& plan = plans[i];
-    if (w.compute.count() > 0) {
-      WorkItem compute;
-      compute.name = "compute";
-      compute.compute = w.compute;
-      plan.items.push_back(compute);
-    }
-    WorkItem op;
-    op.name = std::string(coll::op_name(w.collective.op));
-    op.is_collective = true;
-    op.collective = w.collective;
-    if (!plan.items.empty()) {
-      op.after.push_back(0);
-    }
-    plan.items.push_back(op);
-  }
-  driver_ = std::make_unique<CollectiveDriver>(loop_, *this, placement, std::move(plans), link_model());
+  driver_ = std::make_unique<CollectiveDriver>(loop_, *this, placement, iteration_plans(w), link_model());
 }
 
 // The α-β model's parameters for this network (REFERENCES.md §5), per ordered pair of regions:
@@ -727,6 +673,67 @@ SimResult SimRun::run() {
 SimResult run_sim(const Scenario& scenario, const SimOptions& options) {
   SimRun run(scenario, options);
   return run.run();
+}
+
+namespace {
+
+// A training workload's items, split into iterations (the driver runs them one after another,
+// so dependencies on the previous iteration are implied) with indices made local.
+std::vector<IterationPlan> plans_of(const wl::Workload& w) {
+  std::vector<IterationPlan> plans(w.iterations);
+  std::vector<std::uint32_t> local(w.items.size());
+  for (std::size_t g = 0; g < w.items.size(); ++g) {
+    const wl::WorkItem& in = w.items[g];
+    IterationPlan& plan = plans.at(in.iteration);
+    local[g] = static_cast<std::uint32_t>(plan.items.size());
+    WorkItem out;
+    out.name = in.label;
+    if (in.kind == wl::WorkKind::kCompute) {
+      out.compute = in.duration;
+      out.rank = in.rank == wl::kAllRanks ? WorkItem::kAllRanks : in.rank;
+    } else if (in.kind == wl::WorkKind::kCollective) {
+      out.is_collective = true;
+      out.collective = in.collective;
+    } else {
+      out.is_p2p = true;
+      out.src = in.src;
+      out.dst = in.dst;
+      out.bytes = in.bytes;
+    }
+    for (const std::uint32_t a : in.after) {
+      if (w.items[a].iteration == in.iteration) {
+        out.after.push_back(local[a]);
+      }
+    }
+    plan.items.push_back(std::move(out));
+  }
+  return plans;
+}
+
+}  // namespace
+
+std::vector<IterationPlan> iteration_plans(const WorkloadSpec& w) {
+  if (w.kind != "collective") {
+    return plans_of(w.training);
+  }
+  std::vector<IterationPlan> plans(w.iterations);
+  for (IterationPlan& plan : plans) {
+    if (w.compute.count() > 0) {
+      WorkItem compute;
+      compute.name = "compute";
+      compute.compute = w.compute;
+      plan.items.push_back(compute);
+    }
+    WorkItem op;
+    op.name = std::string(coll::op_name(w.collective.op));
+    op.is_collective = true;
+    op.collective = w.collective;
+    if (!plan.items.empty()) {
+      op.after.push_back(0);
+    }
+    plan.items.push_back(op);
+  }
+  return plans;
 }
 
 }  // namespace gw

@@ -4,6 +4,9 @@
 // for byte.
 #pragma once
 
+#include <vector>
+
+#include "harness/collective_driver.h"
 #include "harness/scenario.h"
 #include "harness/sim_result.h"
 
@@ -14,5 +17,9 @@ struct SimOptions {
 };
 
 SimResult run_sim(const Scenario& scenario, const SimOptions& options = {});
+
+// The iterations a collective or training workload runs, as the CollectiveDriver takes them
+// (the simulator and live mode both run these).
+std::vector<IterationPlan> iteration_plans(const WorkloadSpec& w);
 
 }  // namespace gw
