@@ -23,7 +23,7 @@ class Ring {
   const T& operator[](std::size_t i) const { return buf_[index(i)]; }
 
   void push_back(T&& v) {
-    if (size_ == buf_.size()) {
+    if (size_ == capacity_) {
       grow();
     }
     buf_[index(size_)] = std::move(v);
@@ -33,7 +33,7 @@ class Ring {
 
   // A new element at the back, to be filled in place (it holds whatever was there before).
   T& push_slot() {
-    if (size_ == buf_.size()) {
+    if (size_ == capacity_) {
       grow();
     }
     ++size_;
@@ -60,7 +60,7 @@ class Ring {
   }
 
  private:
-  std::size_t index(std::size_t i) const { return (head_ + i) & (buf_.size() - 1); }
+  std::size_t index(std::size_t i) const { return (head_ + i) & mask_; }
 
   void grow() {
     std::vector<T> bigger(buf_.empty() ? 16 : buf_.size() * 2);
@@ -68,10 +68,14 @@ class Ring {
       bigger[i] = std::move(buf_[index(i)]);
     }
     buf_ = std::move(bigger);
+    capacity_ = buf_.size();
+    mask_ = capacity_ - 1;
     head_ = 0;
   }
 
-  std::vector<T> buf_;  // capacity is a power of two
+  std::vector<T> buf_;        // capacity is a power of two
+  std::size_t capacity_ = 0;  // buf_.size() and capacity_ - 1, kept so that no index
+  std::size_t mask_ = 0;      // computation divides by sizeof(T)
   std::size_t head_ = 0;
   std::size_t size_ = 0;
 };

@@ -13,7 +13,7 @@ std::uint64_t splitmix64(std::uint64_t& x) {
   return z ^ (z >> 31);
 }
 
-std::uint64_t rotl(std::uint64_t x, int k) {
+std::uint64_t rotl64(std::uint64_t x, int k) {
   return (x << k) | (x >> (64 - k));
 }
 
@@ -29,22 +29,10 @@ std::uint64_t hash_name(std::string_view name) {
 }
 
 Rng::Rng(std::uint64_t seed, std::string_view stream) {
-  std::uint64_t x = seed ^ rotl(hash_name(stream), 17);
+  std::uint64_t x = seed ^ rotl64(hash_name(stream), 17);
   for (auto& word : s_) {
     word = splitmix64(x);
   }
-}
-
-std::uint64_t Rng::next_u64() {
-  const std::uint64_t result = rotl(s_[1] * 5, 7) * 9;
-  const std::uint64_t t = s_[1] << 17;
-  s_[2] ^= s_[0];
-  s_[3] ^= s_[1];
-  s_[1] ^= s_[2];
-  s_[0] ^= s_[3];
-  s_[2] ^= t;
-  s_[3] = rotl(s_[3], 45);
-  return result;
 }
 
 std::uint64_t Rng::below(std::uint64_t n) {

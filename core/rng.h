@@ -13,7 +13,18 @@ class Rng {
   // A stream named `stream` under `seed`; distinct names give independent streams.
   Rng(std::uint64_t seed, std::string_view stream);
 
-  std::uint64_t next_u64();
+  // Inline: the engine draws one to three words per packet.
+  std::uint64_t next_u64() {
+    const std::uint64_t result = rotl(s_[1] * 5, 7) * 9;
+    const std::uint64_t t = s_[1] << 17;
+    s_[2] ^= s_[0];
+    s_[3] ^= s_[1];
+    s_[1] ^= s_[2];
+    s_[0] ^= s_[3];
+    s_[2] ^= t;
+    s_[3] = rotl(s_[3], 45);
+    return result;
+  }
   std::uint32_t next_u32() { return static_cast<std::uint32_t>(next_u64() >> 32); }
   // Uniform in [0, 1) with 53 bits.
   double uniform() { return static_cast<double>(next_u64() >> 11) * 0x1.0p-53; }
@@ -23,6 +34,7 @@ class Rng {
   double normal();
 
  private:
+  static constexpr std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
   std::uint64_t s_[4];
 };
 

@@ -32,6 +32,8 @@ DelayStage::Params DelayStage::params_from(const DelaySettings& s) {
   p.reorder_threshold = scaled_probability(s.reorder_p);
   // tc q_netem.c: a reorder probability without a gap means gap 1; no probability, no reorder.
   p.gap = p.reorder_threshold == 0 ? 0 : std::max<std::uint32_t>(s.reorder_gap, 1);
+  p.sigma_q = p.jitter.count() / kNetemDistScale;
+  p.sigma_r = p.jitter.count() % kNetemDistScale;
   const std::uint64_t d = p.table.empty() ? 2 * static_cast<std::uint64_t>(p.jitter.count()) : p.table.size();
   if (p.jitter.count() != 0 && d > 0 && d <= UINT32_MAX) {
     p.fast_mod = true;
@@ -49,7 +51,11 @@ std::int64_t DelayStage::jitter_sample(std::uint32_t u) const {
   const std::uint64_t low = params_.mod_m * u;
   const auto r = static_cast<std::uint32_t>((static_cast<u128>(low) * params_.mod_d) >> 64);
   if (!params_.table.empty()) {
-    return netem_table_offset(params_.jitter.count(), params_.table[r]);
+    // netem_table_offset(jitter, t) with the jitter's split by the scale computed once.
+    const std::int64_t t = params_.table[r];
+    std::int64_t x = params_.sigma_r * t;
+    x += x >= 0 ? kNetemDistScale / 2 : -kNetemDistScale / 2;
+    return x / kNetemDistScale + params_.sigma_q * t;
   }
   return static_cast<std::int64_t>(r) - params_.jitter.count();
 }
@@ -90,6 +96,17 @@ Instant DelayStage::time_to_send(Instant now) {
 }
 
 void DelayStage::hold(Packet&& p, Instant at, Instant now) {
+  held_bytes_ += p.size_bytes;
+  const std::uint64_t seq = next_seq_++;
+  // Packets that come due no earlier than the last one in order go to a FIFO (O(1)); only
+  // those that overtake it (jitter under the netem policy) pay for the calendar.
+  if (in_order_.empty() || in_order_.back().at <= at) {
+    InOrder& e = in_order_.push_slot();
+    e.at = at;
+    e.seq = seq;
+    e.packet = std::move(p);
+    return;
+  }
   std::uint32_t slot = 0;
   if (free_slots_.empty()) {
     slot = static_cast<std::uint32_t>(slots_.size());
@@ -99,18 +116,10 @@ void DelayStage::hold(Packet&& p, Instant at, Instant now) {
     free_slots_.pop_back();
     slots_[slot] = std::move(p);
   }
-  held_bytes_ += slots_[slot].size_bytes;
-  const Held h{at, next_seq_++, slot};
-  // Packets that come due no earlier than the last one in order go to a FIFO (O(1)); only
-  // those that overtake it (jitter under the netem policy) pay for the heap.
-  if (in_order_.empty() || in_order_.back().at <= at) {
-    in_order_.push_back(h);
-  } else {
-    if (!overtaken_) {
-      overtaken_.emplace(params_.jitter);
-    }
-    overtaken_->push(h, now);
+  if (!overtaken_) {
+    overtaken_.emplace(params_.jitter);
   }
+  overtaken_->push(Held{at, seq, slot}, now);
 }
 
 void DelayStage::push(Packet&& p, Instant now, StageOutput& out) {
@@ -133,12 +142,8 @@ void DelayStage::push(Packet&& p, Instant now, StageOutput& out) {
   hold(std::move(p), at, now);
 }
 
-void DelayStage::push_ahead(Packet&& p, Instant now, StageOutput& out) {
+void DelayStage::push_ahead(Packet&& p, Instant now) {
   const Instant arrival = p.time;
-  if (arrival <= now) {
-    push(std::move(p), now, out);
-    return;
-  }
   // As push() at `arrival`, except that what push() would emit at once is held until then;
   // it is released at `arrival` after what is held for the same instant, as it would be.
   if (reorder_now()) {
@@ -153,28 +158,7 @@ void DelayStage::push_ahead(Packet&& p, Instant now, StageOutput& out) {
 }
 
 void DelayStage::pull(Instant now, StageOutput& out) {
-  for (;;) {
-    // The earlier of the two heads; on equal times the one that arrived first (seq).
-    const bool heap_ready = overtaken_ && !overtaken_->empty() && overtaken_->top().at <= now;
-    const bool fifo_ready = !in_order_.empty() && in_order_.front().at <= now;
-    if (!heap_ready && !fifo_ready) {
-      break;
-    }
-    Held h;
-    if (heap_ready && (!fifo_ready || later(in_order_.front(), overtaken_->top()))) {
-      h = overtaken_->top();
-      overtaken_->pop();
-    } else {
-      h = in_order_.pop_front();
-    }
-    // Emitted from its slot in place (the next stage copies what it keeps); the slot is
-    // free again once emit returns. Only this stage grows slots_, so the reference holds.
-    Packet& p = slots_[h.slot];
-    held_bytes_ -= p.size_bytes;
-    p.time = h.at;
-    out.emit(std::move(p));
-    free_slots_.push_back(h.slot);
-  }
+  release_until(now, [&out](Packet& p) { out.emit(std::move(p)); });
 }
 
 }  // namespace gw

@@ -39,6 +39,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/ring.h"
@@ -66,18 +67,22 @@ class DelayStage final : public Stage {
   void set_settings(const DelaySettings& settings);
 
   void push(Packet&& p, Instant now, StageOutput& out) override;
-  // p arrives at p.time >= now, known in advance (a bottleneck that computed its departure at
+  // p arrives at p.time > now, known in advance (a bottleneck that computed its departure at
   // admission, queue_stage.h): the same as push(p, p.time, out) at that instant, done now.
   // Nothing is emitted before p.time: a packet that would leave at once is held until then.
   // The caller guarantees that the settings do not change before p.time and that p.time is
   // not before the arrival of any packet pushed earlier.
-  void push_ahead(Packet&& p, Instant now, StageOutput& out);
+  void push_ahead(Packet&& p, Instant now);
   Instant next_wakeup() const override {
     const Instant a = overtaken_ && !overtaken_->empty() ? overtaken_->top().at : kNever;
     const Instant b = in_order_.empty() ? kNever : in_order_.front().at;
     return a < b ? a : b;
   }
   void pull(Instant now, StageOutput& out) override;
+  // pull() for every instant up to `now` at once, handing each packet due, in release order
+  // with p.time set, to f(Packet&) (which moves it on). The pipeline's direct path uses it.
+  template <typename F>
+  void release_until(Instant now, F&& f);
   std::uint64_t held_packets() const override {
     return (overtaken_ ? overtaken_->size() : 0) + in_order_.size();
   }
@@ -95,13 +100,14 @@ class DelayStage final : public Stage {
     std::uint32_t gap = 0;                // 0 = no reordering
     // The jitter sample's `u % d` (d = table size, or 2 * jitter when below 2^32) without a
     // division: Lemire's fastmod, exact for 32-bit u and d (mod_m = 2^64 / d, rounded up).
+    // jitter = sigma_q * kNetemDistScale + sigma_r, for netem_table_offset without divisions.
+    std::int64_t sigma_q = 0;
+    std::int64_t sigma_r = 0;
     bool fast_mod = false;
     std::uint32_t mod_d = 1;
     std::uint64_t mod_m = 0;
   };
   using Held = Release;  // time_to_send, arrival order at this stage, index into slots_
-  // Heap order: the earliest (at, seq) on top.
-  static bool later(const Held& a, const Held& b) { return a.at != b.at ? a.at > b.at : a.seq > b.seq; }
 
   static Params params_from(const DelaySettings& s);
   std::int64_t jitter_sample(std::uint32_t u) const;
@@ -118,10 +124,47 @@ class DelayStage final : public Stage {
   std::uint64_t next_seq_ = 0;
   // Packets that overtook the in-order run (jitter under the netem policy), made on first use.
   mutable std::optional<ReleaseCalendar> overtaken_;  // top() sorts a bucket: logically const
-  Ring<Held> in_order_;  // packets whose time_to_send did not go back: a sorted FIFO
-  std::vector<Packet> slots_;
+  // Packets whose time_to_send did not go back: a sorted FIFO holding the packets themselves
+  // (one copy in, handed on in place).
+  struct InOrder {
+    Instant at;
+    std::uint64_t seq;
+    Packet packet;
+  };
+  Ring<InOrder> in_order_;
+  std::vector<Packet> slots_;  // packets in overtaken_, by Held::slot
   std::vector<std::uint32_t> free_slots_;
   std::uint64_t held_bytes_ = 0;
 };
+
+template <typename F>
+void DelayStage::release_until(Instant now, F&& f) {
+  for (;;) {
+    const bool fifo_ready = !in_order_.empty() && in_order_.front().at <= now;
+    const bool heap_ready = overtaken_ && !overtaken_->empty() && overtaken_->top().at <= now;
+    if (!fifo_ready && !heap_ready) {
+      return;
+    }
+    // The earlier of the two heads; on equal times the one that arrived first (seq). Each is
+    // handed on in place (the next stage copies what it keeps) and its place is free again
+    // once f returns: nothing f does pushes into this stage, so the reference holds.
+    if (fifo_ready && (!heap_ready || std::pair(in_order_.front().at, in_order_.front().seq) <
+                                          std::pair(overtaken_->top().at, overtaken_->top().seq))) {
+      InOrder& e = in_order_.front();
+      held_bytes_ -= e.packet.size_bytes;
+      e.packet.time = e.at;
+      f(e.packet);
+      in_order_.pop_discard();
+    } else {
+      const Held h = overtaken_->top();
+      overtaken_->pop();
+      Packet& p = slots_[h.slot];
+      held_bytes_ -= p.size_bytes;
+      p.time = h.at;
+      f(p);
+      free_slots_.push_back(h.slot);
+    }
+  }
+}
 
 }  // namespace gw

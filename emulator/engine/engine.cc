@@ -107,7 +107,7 @@ void DirectionEngine::apply_phases_until(Instant now, PacketSink& sink) {
   }
 }
 
-void DirectionEngine::push(Packet&& p, Instant now, PacketSink& sink) {
+void DirectionEngine::push_classified(Packet&& p, Instant now, PacketSink& sink) {
   if (now >= next_phase_) {
     apply_phases_until(now, sink);
   }

@@ -25,7 +25,13 @@ class DirectionEngine {
  public:
   DirectionEngine(const Profile& profile, Direction dir);
 
-  void push(Packet&& p, Instant now, PacketSink& sink);
+  void push(Packet&& p, Instant now, PacketSink& sink) {
+    if (now < next_phase_ && matches_.empty()) {  // the common case, inline: one pipeline
+      default_->push(std::move(p), now, sink);
+      return;
+    }
+    push_classified(std::move(p), now, sink);
+  }
   void advance(Instant now, PacketSink& sink);
   Instant next_wakeup() const;
   // Virtual time: run until nothing real is held; returns the last instant reached.
@@ -50,6 +56,7 @@ class DirectionEngine {
   const std::string& phase_name() const;
 
  private:
+  void push_classified(Packet&& p, Instant now, PacketSink& sink);
   void apply_phases_until(Instant now, PacketSink& sink);
   void set_horizons();  // tells the pipelines when the next phase comes
 

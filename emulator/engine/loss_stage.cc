@@ -50,44 +50,23 @@ bool LossStage::lose_4state() {
   return false;
 }
 
-bool LossStage::lose_gemodel() {
-  const bool was_bad = ge_bad_;
-  const double u = rng_.uniform();
-  if (!was_bad && u < s_.ge_p) {
-    ge_bad_ = true;
-  } else if (was_bad && u < s_.ge_r) {
-    ge_bad_ = false;
-  }
-  return rng_.uniform() < (was_bad ? s_.ge_1_h : s_.ge_1_k);
-}
-
-bool LossStage::lose_next() {
-  switch (s_.model) {
-    case LossModel::kRandom:
-      return cor_.chance(s_.p, rng_);
-    case LossModel::kState:
-      return lose_4state();
-    case LossModel::kGemodel:
-      return lose_gemodel();
-  }
-  return false;
-}
-
-void LossStage::push(Packet&& p, Instant /*now*/, StageOutput& out) {
-  if (!lose_next()) {
-    out.emit(std::move(p));
-    return;
-  }
+bool LossStage::lost(Packet& p, StageOutput& out) {
   if (s_.ecn && ecn_capable(p.headers.ecn)) {
     if (p.headers.ecn != Ecn::kCe) {
       p.headers.ecn = Ecn::kCe;
       p.ce_marked = true;
       out.marked(p);
     }
-    out.emit(std::move(p));
-    return;
+    return true;
   }
   out.drop(std::move(p), DropCause::kLoss);
+  return false;
+}
+
+void LossStage::push(Packet&& p, Instant /*now*/, StageOutput& out) {
+  if (pass(p, out)) {
+    out.emit(std::move(p));
+  }
 }
 
 }  // namespace gw

@@ -26,17 +26,43 @@ class LossStage final : public Stage {
   void set_settings(const LossSettings& s);
 
   void push(Packet&& p, Instant now, StageOutput& out) override;
+  // push() without passing p on: true when p goes on (perhaps marked CE), false when it went
+  // to out.drop. The pipeline's direct path (pipeline.cc) calls this.
+  bool pass(Packet& p, StageOutput& out) { return !lose_next() || lost(p, out); }
   bool timed() const override { return false; }
   std::string name() const override { return "loss"; }
 
   // The model's decision for the next packet (advances the model). Public for tests.
-  bool lose_next();
+  bool lose_next() {
+    switch (s_.model) {
+      case LossModel::kRandom:
+        return cor_.chance(s_.p, rng_);
+      case LossModel::kState:
+        return lose_4state();
+      case LossModel::kGemodel:
+        return lose_gemodel();
+    }
+    return false;
+  }
   State state() const { return state_; }
   bool ge_bad() const { return ge_bad_; }
 
  private:
   bool lose_4state();
-  bool lose_gemodel();
+  // The model lost p: marked CE instead (true, p goes on) or dropped through out (false).
+  bool lost(Packet& p, StageOutput& out);
+  // Inline, as the most used model: first the transition, then the loss draw in the state the
+  // packet arrived in.
+  bool lose_gemodel() {
+    const bool was_bad = ge_bad_;
+    const double u = rng_.uniform();
+    if (!was_bad && u < s_.ge_p) {
+      ge_bad_ = true;
+    } else if (was_bad && u < s_.ge_r) {
+      ge_bad_ = false;
+    }
+    return rng_.uniform() < (was_bad ? s_.ge_1_h : s_.ge_1_k);
+  }
 
   LossSettings s_;
   Rng rng_;

@@ -127,6 +127,8 @@ void Pipeline::set_active(const DirectionSpec& spec) {
   }
   std::sort(live_.begin(), live_.end());
   schedule_ = active_[kQueueIdx] && queue_->schedulable() && next_active_[kQueueIdx + 1] == kDelayIdx;
+  direct_ = schedule_ && !active_[kDuplicateIdx] && !active_[kCorruptIdx] &&
+            next_active_[kDelayIdx + 1] == kStages && live_.size() == 2;  // live_: queue, delay
   wake_.assign(kStages, kNever);
   dirty_ = ~0U;  // settings changed: ask every stage again
 }
@@ -157,6 +159,10 @@ void Pipeline::forward(Packet&& p, std::size_t from, PacketSink& sink) {
     stages_[j]->push(std::move(p), t, out);
     return;
   }
+  deliver(std::move(p), sink);
+}
+
+void Pipeline::deliver(Packet&& p, PacketSink& sink) {
   if (p.synthetic) {
     return;
   }
@@ -179,13 +185,16 @@ void Pipeline::forward(Packet&& p, std::size_t from, PacketSink& sink) {
 void Pipeline::push_to_queue(Packet&& p, Instant now, PacketSink& sink) {
   Output out(*this, kQueueIdx, sink);
   switch (queue_->push_scheduled(p, now, horizon_, out)) {
-    case QueueStage::Admission::kScheduled: {
+    case QueueStage::Admission::kScheduled:
       // Straight on to the delay stage, which takes it as arriving at its departure.
-      Output delay_out(*this, kDelayIdx, sink);
       dirty_ |= 1U << kDelayIdx;
-      delay_->push_ahead(std::move(p), now, delay_out);
+      if (p.time > now) {
+        delay_->push_ahead(std::move(p), now);
+      } else {
+        Output delay_out(*this, kDelayIdx, sink);
+        delay_->push(std::move(p), now, delay_out);
+      }
       return;
-    }
     case QueueStage::Admission::kHeld:
       dirty_ |= 1U << kQueueIdx;
       return;
@@ -242,8 +251,7 @@ void Pipeline::advance(Instant now, PacketSink& sink) {
   run_until(now, sink);
 }
 
-void Pipeline::push(Packet&& p, Instant now, PacketSink& sink) {
-  run_until(now, sink);
+bool Pipeline::enter(Packet& p, Instant now, PacketSink& sink) {
   p.id = next_id_++;
   p.arrival = now;
   p.time = now;
@@ -254,6 +262,14 @@ void Pipeline::push(Packet&& p, Instant now, PacketSink& sink) {
     ++counters_.dropped[static_cast<std::size_t>(DropCause::kLimit)];
     --held_real_;
     sink.dropped(std::move(p), DropCause::kLimit);
+    return false;
+  }
+  return true;
+}
+
+void Pipeline::push_events(Packet&& p, Instant now, PacketSink& sink) {
+  run_until(now, sink);
+  if (!enter(p, now, sink)) {
     return;
   }
   // Enter as if emitted by a stage before the first.
@@ -269,6 +285,27 @@ void Pipeline::push(Packet&& p, Instant now, PacketSink& sink) {
     return;
   }
   forward(std::move(p), kStages, sink);  // no stage at all: straight out
+}
+
+// What run_until() and push() do when the delay stage is the only one with events: release
+// what it holds up to `now` (in the order its pull() calls would), then pass p through loss
+// and the scheduling queue to it. Same packets, times and counters as the event loop.
+void Pipeline::push_direct(Packet&& p, Instant now, PacketSink& sink) {
+  if (delay_->DelayStage::next_wakeup() <= now) {
+    delay_->release_until(now, [this, &sink](Packet& q) { deliver(std::move(q), sink); });
+    dirty_ |= 1U << kDelayIdx;
+  }
+  queue_->settle(now);
+  if (!enter(p, now, sink)) {
+    return;
+  }
+  if (active_[kLossIdx]) {
+    Output out(*this, kLossIdx, sink);
+    if (!loss_->pass(p, out)) {
+      return;
+    }
+  }
+  push_to_queue(std::move(p), now, sink);
 }
 
 Instant Pipeline::drain(PacketSink& sink, Instant now) {

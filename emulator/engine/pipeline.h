@@ -69,7 +69,13 @@ class Pipeline {
   Pipeline& operator=(const Pipeline&) = delete;
 
   // Releases everything due up to `now`, then takes p (arriving at `now`).
-  void push(Packet&& p, Instant now, PacketSink& sink);
+  void push(Packet&& p, Instant now, PacketSink& sink) {
+    if (direct_ && !queue_->holds_events()) {
+      push_direct(std::move(p), now, sink);
+      return;
+    }
+    push_events(std::move(p), now, sink);
+  }
   // Releases everything due up to and including `now`.
   void advance(Instant now, PacketSink& sink);
   // The next instant at which advance() would do something; kNever when idle.
@@ -99,6 +105,12 @@ class Pipeline {
   void forward(Packet&& p, std::size_t from, PacketSink& sink);
   void set_active(const DirectionSpec& spec);
   void push_to_queue(Packet&& p, Instant now, PacketSink& sink);
+  // Entry bookkeeping for p arriving at `now`; false when the pipeline's packet limit dropped it.
+  bool enter(Packet& p, Instant now, PacketSink& sink);
+  // p leaves the pipeline: counted and handed to the owner.
+  void deliver(Packet&& p, PacketSink& sink);
+  void push_direct(Packet&& p, Instant now, PacketSink& sink);
+  void push_events(Packet&& p, Instant now, PacketSink& sink);
 
   // Every stage kind exists from the start (so a phase can switch one on); only the active
   // ones, and inactive ones that still hold packets, take part.
@@ -127,6 +139,10 @@ class Pipeline {
   std::optional<std::uint64_t> limit_packets_;
   Instant horizon_ = kNever;
   bool schedule_ = false;  // the queue schedules at admission and passes packets to the delay stage
+  // The direct path (push_direct): only loss, a scheduling queue and the delay stage take part
+  // and the delay stage is the last, so while the queue holds nothing the event-driven way the
+  // delay stage is the only one with events and push() needs no event loop.
+  bool direct_ = false;
 };
 
 }  // namespace gw

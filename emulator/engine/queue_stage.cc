@@ -59,6 +59,8 @@ QueueStage::QueueStage(const RateSettings& rate, const QueueSettings& queue, std
     bursts_.push_back(std::move(b));
   }
   schedulable_ = schedulable_with(rate_, queue_, *aqm_);
+  max_packets_ = queue_.limit_packets.value_or(UINT64_MAX);
+  max_bytes_ = queue_.limit_bytes.value_or(UINT64_MAX);
 }
 
 bool QueueStage::schedulable_with(const RateSettings& rate, const QueueSettings& queue, const Aqm& aqm) {
@@ -88,6 +90,8 @@ void QueueStage::set_settings(const RateSettings& rate, const QueueSettings& que
     }
   }
   schedulable_ = schedulable_with(rate_, queue_, *aqm_);
+  max_packets_ = queue_.limit_packets.value_or(UINT64_MAX);
+  max_bytes_ = queue_.limit_bytes.value_or(UINT64_MAX);
 }
 
 BitRate QueueStage::rate_at(Instant now) const {
@@ -104,11 +108,7 @@ BitRate QueueStage::rate_at(Instant now) const {
   return std::prev(it)->rate;
 }
 
-Duration QueueStage::transmit_time(std::uint32_t size_bytes, Instant now) const {
-  // At a fixed rate, the last size's answer is kept: traffic is mostly one or two sizes.
-  if (size_bytes == tx_size_ && rate_.trace.empty()) {
-    return tx_last_;
-  }
+Duration QueueStage::transmit_time_slow(std::uint32_t size_bytes, Instant now) const {
   const Duration tx = compute_transmit_time(size_bytes, now);
   tx_size_ = size_bytes;
   tx_last_ = tx;
@@ -243,10 +243,10 @@ bool QueueStage::admit(Packet& p, Instant now, StageOutput& out) {
     out.drop(std::move(p), cause);
     return false;
   };
-  if (queue_.limit_packets && packets_total_ >= *queue_.limit_packets) {
+  if (packets_total_ >= max_packets_) {
     return drop(DropCause::kQueuePackets);
   }
-  if (queue_.limit_bytes && bytes_total_ + p.size_bytes > *queue_.limit_bytes) {
+  if (bytes_total_ + p.size_bytes > max_bytes_) {
     return drop(DropCause::kQueueBytes);
   }
   switch (aqm_->on_enqueue(p, view(now), now)) {
@@ -325,11 +325,14 @@ void QueueStage::start_service(Instant now, StageOutput& out) {
 
 void QueueStage::note_departure(std::uint32_t bytes, Instant departure, Duration tx) {
   tx_bytes_ += bytes;
-  // Utilization for INT: EWMA (weight 1/8) of the wire's busy share since the last departure.
-  const Duration since = departure - last_departure_;
-  const double busy =
-      since.count() > 0 ? std::min(1.0, static_cast<double>(tx.count()) / since.count()) : 1.0;
-  utilization_ += (busy - utilization_) / 8.0;
+  // Utilization for INT: EWMA (weight 1/8) of the wire's busy share since the last departure,
+  // kept while INT stamping is on (a phase that switches it on resumes from where it was).
+  if (queue_.telemetry.enabled) {
+    const Duration since = departure - last_departure_;
+    const double busy =
+        since.count() > 0 ? std::min(1.0, static_cast<double>(tx.count()) / since.count()) : 1.0;
+    utilization_ += (busy - utilization_) / 8.0;
+  }
   last_departure_ = departure;
 }
 

@@ -63,6 +63,9 @@ class QueueStage final : public Stage {
   // p on now; kDropped: p went to out.drop; kHeld: the queue keeps p and serves it by events,
   // as push() does. Scheduling needs schedulable() and no packet held the event-driven way.
   Admission push_scheduled(Packet& p, Instant now, Instant horizon, StageOutput& out);
+  // Packets held the event-driven way (in the queue or on the wire): while there are any, the
+  // queue has events and new packets queue behind them.
+  bool holds_events() const { return wire_q_ >= 0 || !sub_[0].empty() || !sub_[1].empty(); }
   // When the next scheduled packet leaves (and the one behind it starts): not an event the
   // queue needs, but when queue_bytes() changes, for owners that read it between calls.
   Instant scheduled_wakeup() const { return sched_.empty() ? kNever : sched_.front().departure; }
@@ -105,7 +108,6 @@ class QueueStage final : public Stage {
   void store(Packet&& p, Instant now);
   void settle_until(Instant now);
   void note_departure(std::uint32_t bytes, Instant departure, Duration tx);
-  bool holds_events() const { return wire_q_ >= 0 || !sub_[0].empty() || !sub_[1].empty(); }
   static bool schedulable_with(const RateSettings& rate, const QueueSettings& queue, const Aqm& aqm);
   void start_service(Instant now, StageOutput& out);
   void finish_service(StageOutput& out);
@@ -115,7 +117,14 @@ class QueueStage final : public Stage {
   // The first packet of sub-queue i that is waiting (not on the wire), or nullptr.
   const Queued* head(int i) const;
   QueueView view(Instant now) const;
-  Duration transmit_time(std::uint32_t size_bytes, Instant now) const;
+  Duration transmit_time(std::uint32_t size_bytes, Instant now) const {
+    // At a fixed rate, the last size's answer is kept: traffic is mostly one or two sizes.
+    if (size_bytes == tx_size_ && rate_.trace.empty()) {
+      return tx_last_;
+    }
+    return transmit_time_slow(size_bytes, now);
+  }
+  Duration transmit_time_slow(std::uint32_t size_bytes, Instant now) const;
   Duration compute_transmit_time(std::uint32_t size_bytes, Instant now) const;
   Instant next_opportunity(Instant after) const;
   Instant next_cross_event() const;
@@ -123,6 +132,8 @@ class QueueStage final : public Stage {
 
   RateSettings rate_;
   QueueSettings queue_;
+  std::uint64_t max_packets_ = UINT64_MAX;  // queue_'s limits, UINT64_MAX when unset
+  std::uint64_t max_bytes_ = UINT64_MAX;
   std::uint64_t seed_;
   std::string stream_;
   std::unique_ptr<Aqm> aqm_;

@@ -53,14 +53,11 @@ std::size_t ReleaseCalendar::first_bucket() {
   return kBuckets;  // not reached while in_ring_ > 0
 }
 
-const Release& ReleaseCalendar::top() {
+// top() when the earliest bucket is not known (sorted_ < 0). While it is known, top() answers
+// inline: pushes before it reset sorted_, and pop() resets it when the bucket runs empty.
+const Release& ReleaseCalendar::find_top() {
   if (in_ring_ == 0) {
     return overflow_.front();
-  }
-  if (sorted_ >= 0) {
-    // Still the earliest non-empty bucket: pushes before it reset sorted_, and pop() resets
-    // it when the bucket runs empty.
-    return ring_[static_cast<std::size_t>(sorted_) & (kBuckets - 1)].back();
   }
   const std::size_t pos = first_bucket();
   const std::size_t start = static_cast<std::size_t>(base_) & (kBuckets - 1);

@@ -35,8 +35,14 @@ class ReleaseCalendar {
   std::size_t size() const { return size_; }
   // `now`: the caller's time; r.at >= now, and no later push goes below now either.
   void push(const Release& r, Instant now);
-  // The earliest entry; the calendar must not be empty.
-  const Release& top();
+  // The earliest entry; the calendar must not be empty. Inline while the earliest bucket is
+  // known and sorted (sorted_ >= 0 implies that bucket is not empty, see pop()).
+  const Release& top() {
+    if (sorted_ >= 0) {
+      return ring_[static_cast<std::size_t>(sorted_) & (kBuckets - 1)].back();
+    }
+    return find_top();
+  }
   void pop();
 
  private:
@@ -44,6 +50,7 @@ class ReleaseCalendar {
   std::int64_t bucket_of(Instant t) const { return ns_of(t) >> shift_; }
   std::size_t first_bucket();  // ring position of the first non-empty bucket at or after base_
   void place(const Release& r);
+  const Release& find_top();
   void migrate();
 
   int shift_;
