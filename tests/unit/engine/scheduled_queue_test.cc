@@ -91,6 +91,12 @@ TEST(ScheduledQueue, GivesExactlyWhatEventDrivenServiceGives) {
       // Droptail with limits and stages after the delay.
       R"({"delay": {"delay_ms": 1, "jitter_us": 500}, "rate": {"rate_mbps": 120}, "queue": {"limit_bytes": 100000},
           "slot": {"min_delay_us": 100, "max_delay_us": 300, "max_packets": 8}})",
+      // Gilbert-Elliott loss marking ECT packets instead of dropping them, in front of the queue
+      // (the pipeline's direct path: loss -> scheduling queue -> delay, delay last).
+      R"({"loss": {"model": "gemodel", "p": 0.02, "r": 0.3, "loss_in_bad": 0.5, "ecn": true},
+          "delay": {"delay_ms": 2, "jitter_us": 400, "distribution": "pareto"},
+          "rate": {"rate_mbps": 90},
+          "queue": {"limit_bytes": 150000, "aqm": {"kind": "red", "min_bytes": 20000, "max_bytes": 60000, "ecn": true}}})",
       // No rate: the queue only applies limits and the AQM, and passes packets on at once.
       R"({"delay": {"delay_ms": 1}, "queue": {"limit_packets": 5, "aqm": {"kind": "red", "min_bytes": 3000, "ecn": true}}})",
   };
