@@ -140,10 +140,9 @@ QueueView QueueStage::view(Instant now) const {
   v.rate = rate_.trace.empty() ? rate_.rate : rate_at(now);
   v.bytes = {bytes_[0], bytes_[1]};
   // Scheduled packets that have not started are ahead of any packet held for events.
-  const std::size_t waiting = sched_.size() - started_;
-  if (waiting > 0) {
-    v.packets[0] = sub_[0].size() - (wire_q_ == 0 ? 1 : 0) + waiting;
-    v.head_sojourn[0] = now - sched_[started_].enqueued;
+  if (!sched_.empty()) {
+    v.packets[0] = sub_[0].size() - (wire_q_ == 0 ? 1 : 0) + sched_.size();
+    v.head_sojourn[0] = now - sched_.front().enqueued;
   } else if (!sub_[0].empty()) {
     const Queued* h = head(0);
     v.packets[0] = sub_[0].size() - (wire_q_ == 0 ? 1 : 0);
@@ -194,8 +193,7 @@ QueueStage::Admission QueueStage::push_scheduled(Packet& p, Instant now, Instant
         // queue is empty behind it. What settle() would do at once, without the round trip.
         aqm_->on_queue_empty(now);
         if (departure > now) {
-          sched_.push_back(Scheduled{start, departure, now, size});
-          ++started_;
+          on_wire_ = {departure, size};
         }
       }
       wire_free_ = departure;
@@ -216,18 +214,21 @@ QueueStage::Admission QueueStage::push_scheduled(Packet& p, Instant now, Instant
 }
 
 void QueueStage::settle_until(Instant now) {
-  while (started_ < sched_.size() && sched_[started_].start <= now) {
-    const Scheduled& e = sched_[started_++];
+  while (!sched_.empty() && sched_.front().start <= now) {
+    // It starts when the one on the wire leaves (start = max(arrival, last departure)), so it
+    // takes the wire's place.
+    const Scheduled& e = sched_.front();
     bytes_[0] -= e.bytes;
     bytes_total_ -= e.bytes;
     --packets_total_;
     if (packets_total_ == 0) {  // the single queue's view.packets[0]
       aqm_->on_queue_empty(e.start);
     }
-  }
-  while (started_ > 0 && sched_.front().departure <= now) {
+    on_wire_ = {e.departure, e.bytes};
     sched_.pop_discard();
-    --started_;
+  }
+  if (on_wire_.departure <= now) {
+    on_wire_ = {};
   }
 }
 
@@ -510,15 +511,11 @@ void QueueStage::pull(Instant now, StageOutput& out) {
 
 // Scheduled packets count while they are queued or on the wire (until settle() sees them go).
 std::uint64_t QueueStage::held_packets() const {
-  return packets_total_ + (wire_q_ >= 0 ? 1 : 0) + started_;
+  return packets_total_ + (wire_q_ >= 0 ? 1 : 0) + (on_wire_.departure != kNever ? 1 : 0);
 }
 
 std::uint64_t QueueStage::held_bytes() const {
-  std::uint64_t on_wire = 0;
-  for (std::size_t i = 0; i < started_; ++i) {
-    on_wire += sched_[i].bytes;
-  }
-  return bytes_total_ + wire_bytes_ + on_wire;
+  return bytes_total_ + wire_bytes_ + on_wire_.bytes;
 }
 
 }  // namespace gw

@@ -68,11 +68,13 @@ class QueueStage final : public Stage {
   bool holds_events() const { return wire_q_ >= 0 || !sub_[0].empty() || !sub_[1].empty(); }
   // When the next scheduled packet leaves (and the one behind it starts): not an event the
   // queue needs, but when queue_bytes() changes, for owners that read it between calls.
-  Instant scheduled_wakeup() const { return sched_.empty() ? kNever : sched_.front().departure; }
+  Instant scheduled_wakeup() const {
+    return on_wire_.departure != kNever ? on_wire_.departure
+                                        : (sched_.empty() ? kNever : sched_.front().departure);
+  }
   // Accounts for scheduled packets that started service or left up to `now`.
   void settle(Instant now) {
-    if ((started_ < sched_.size() && sched_[started_].start <= now) ||
-        (started_ > 0 && sched_.front().departure <= now)) {
+    if ((!sched_.empty() && sched_.front().start <= now) || on_wire_.departure <= now) {
       settle_until(now);
     }
   }
@@ -155,8 +157,14 @@ class QueueStage final : public Stage {
   mutable std::uint64_t tx_size_ = kNoSize;             // transmit_time()'s last answer, at a fixed rate
   mutable Duration tx_last_{0};
   bool schedulable_ = false;
-  Ring<Scheduled> sched_;               // scheduled packets not yet departed, in order
-  std::size_t started_ = 0;             // how many of sched_'s first entries started service (settled)
+  Ring<Scheduled> sched_;  // scheduled packets waiting for the wire, in order
+  // The scheduled packet on the wire (started, as far as settle() knows, and not departed):
+  // at most one, as each starts when the one before it leaves. departure kNever: none.
+  struct OnWire {
+    Instant departure = kNever;
+    std::uint32_t bytes = 0;
+  };
+  OnWire on_wire_;
   Instant wire_free_ = Instant::min();  // the last scheduled departure
 
   std::vector<Burst> bursts_;
