@@ -28,6 +28,7 @@
 #include "emulator/dpdk/eal.h"
 #include "emulator/dpdk/exchange.h"
 #include "emulator/dpdk/forwarder.h"
+#include "emulator/dpdk/int_stamp.h"
 #include "emulator/dpdk/metrics.h"
 #include "emulator/dpdk/port.h"
 #include "emulator/dpdk/sizing.h"
@@ -228,6 +229,9 @@ int cmd_emu(const Args& args) {
   double capture_max_mb = 100;
   unsigned idle_sleep_us = 100;
   std::uint32_t mbufs = 0;
+  std::uint32_t max_frame_bytes = 2048;
+  unsigned int_dscp = kIntDefaultDscp;
+  int rt_priority = 0;
   opts.add_options()("help,h", "this help")("profile", po::value<std::string>(&profile_file),
                                             "profile file (required)")(
       "duration", po::value<double>(&duration_s),
@@ -237,13 +241,15 @@ int cmd_emu(const Args& args) {
       "stats-interval", po::value<double>(&stats_interval_s),
       "every S seconds: rewrite --stats-json with the live counters and print a line on stderr")(
       "metrics", po::value<std::string>(&metrics),
-      "serve Prometheus metrics on ADDR:PORT (e.g. 127.0.0.1:9464; port 0 = any free)")(
-      "capture", po::value<std::string>(&capture_dir),
-      "write DIR/port{0,1}-{in,out}.pcap: what each port received and sent")(
+      "serve Prometheus metrics on PORT (loopback) or IPV4:PORT (e.g. 9464, 127.0.0.1:9464; port 0 = "
+      "any free)")("capture", po::value<std::string>(&capture_dir),
+                   "write DIR/port{0,1}-{in,out}.pcap: what each port received and sent")(
       "capture-max-mb", po::value<double>(&capture_max_mb)->default_value(capture_max_mb),
       "size bound per capture file (MiB); past it frames are counted, not written")(
       "control", po::value<std::string>(&control),
-      "HTTP control endpoint on IPV4:PORT (GET /stats, POST /profile); needs --control-token-file")(
+      "HTTP control endpoint on PORT (loopback), IPV4:PORT or [IPV6]:PORT (GET /stats, POST /profile); "
+      "needs --control-token-file; loopback only unless --control-allow-remote")(
+      "control-allow-remote", "let --control listen on a non-loopback address (the token travels in clear)")(
       "control-token-file", po::value<std::string>(&control_token_file),
       "file whose first line is the bearer token the control endpoint requires")(
       "drain", po::value<double>(&drain_s)->default_value(drain_s),
@@ -251,9 +257,19 @@ int cmd_emu(const Args& args) {
       "busy-poll", "never sleep when idle (lowest rx latency, one CPU per lcore at 100 %)")(
       "idle-sleep-us", po::value<unsigned>(&idle_sleep_us)->default_value(idle_sleep_us),
       "sleep when idle (nothing received, nothing due sooner); 0 = --busy-poll")(
+      "rt-priority", po::value<int>(&rt_priority),
+      "run the forwarding lcores SCHED_FIFO at this priority (1-99; root): timely wakeups on a busy "
+      "machine; use with the idle back-off, not --busy-poll (the kernel throttles real-time spinning)")(
       "mbufs", po::value<std::uint32_t>(&mbufs),
       "mbufs in the pool, instead of the size worked out from the profile (rate x longest hold "
-      "+ queue limits, full-size frames; docs/guide/emu.md); each takes ~2.3 KiB of EAL memory");
+      "+ queue limits, full-size frames; docs/guide/emu.md); each takes ~2.3 KiB of EAL memory")(
+      "max-frame-bytes", po::value<std::uint32_t>(&max_frame_bytes)->default_value(max_frame_bytes),
+      "largest frame one mbuf holds (data room = this + 128 B headroom); jumbo frames: 9018, or with "
+      "af_packet framesz=F at least F - 32 (e.g. 10240 for framesz=10240); over 1518 the ports are asked "
+      "for a jumbo MTU")(
+      "int-dscp", po::value<unsigned>(&int_dscp)->default_value(int_dscp),
+      "DSCP marking frames that carry an INT-MD header after TCP/UDP; the profile's queue telemetry "
+      "(queue.int) is written into them (docs/guide/emu.md)");
 
   // Everything after the first `--` belongs to the EAL.
   Args ours = args;
@@ -265,6 +281,7 @@ int cmd_emu(const Args& args) {
       break;
     }
   }
+  ForwarderOptions fo;
   po::variables_map vm;
   po::store(po::command_line_parser(ours).options(opts).run(), vm);
   po::notify(vm);
@@ -290,7 +307,38 @@ int cmd_emu(const Args& args) {
   if (control.empty() != control_token_file.empty()) {
     throw InputError("--control", "", "--control and --control-token-file go together");
   }
-  ForwarderOptions fo;
+  if (max_frame_bytes < 1518 || max_frame_bytes > 65535 - 128) {
+    throw InputError("--max-frame-bytes", "",
+                     "must be in [1518, 65407], got " + std::to_string(max_frame_bytes));
+  }
+  if (int_dscp > 63) {
+    throw InputError("--int-dscp", "", "must be a DSCP in [0, 63], got " + std::to_string(int_dscp));
+  }
+  std::optional<ListenAddress> control_address;
+  if (!control.empty()) {
+    control_address = parse_listen_address("--control", control);
+    if (!control_address->loopback && !vm.count("control-allow-remote")) {
+      throw InputError(
+          "--control", "",
+          control_address->host +
+              " is not a loopback address; the endpoint changes the running profile and its token "
+              "travels in clear: use 127.0.0.1 or [::1], or give --control-allow-remote");
+    }
+  }
+  if (!metrics.empty()) {
+    const ListenAddress m = parse_listen_address("--metrics", metrics);
+    if (m.ipv6) {
+      // Debian's civetweb (under prometheus-cpp) is built without IPv6: it cannot bind [::1].
+      throw InputError("--metrics", "",
+                       "IPv6 is not supported here (civetweb without IPv6); use PORT or IPV4:PORT");
+    }
+    metrics = m.text();
+  }
+  fo.int_dscp = static_cast<std::uint8_t>(int_dscp);
+  if (vm.count("rt-priority") && (rt_priority < 1 || rt_priority > 99)) {
+    throw InputError("--rt-priority", "", "must be in [1, 99], got " + std::to_string(rt_priority));
+  }
+  fo.rt_priority = rt_priority;
   fo.duration = seconds_option(duration_s, "duration");
   fo.drain = seconds_option(drain_s, "drain");
   fo.idle_sleep = vm.count("busy-poll") ? Duration{0} : Duration{std::chrono::microseconds(idle_sleep_us)};
@@ -307,15 +355,21 @@ int cmd_emu(const Args& args) {
   if (!vm.count("mbufs")) {
     mbufs = sizing.mbufs;
   }
-  std::cerr << "gradwall emu: mbuf pool " << mbufs << " mbufs, ~"
-            << pool_mib(mbufs, mbuf_object_bytes(kDefaultMbufDataRoom)) << " MiB of EAL memory ("
+  // Ports that can chain mbufs (scattered rx) take long frames in default-size mbufs; the
+  // others (af_packet) need each frame in one mbuf.
+  const bool chained =
+      max_frame_bytes > kDefaultMbufDataRoom - 128U && can_scatter(ids.a) && can_scatter(ids.b);
+  const std::uint16_t data_room = chained ? kDefaultMbufDataRoom : mbuf_data_room(max_frame_bytes);
+  std::cerr << "gradwall emu: mbuf pool " << mbufs << " mbufs of " << data_room << " data bytes"
+            << (chained ? " (longer frames in chained mbufs)" : "") << ", ~"
+            << pool_mib(mbufs, mbuf_object_bytes(data_room)) << " MiB of EAL memory ("
             << (vm.count("mbufs") ? "--mbufs" : "sized from the profile") << ": in flight a_to_b "
             << sizing.in_flight_a_to_b << " + b_to_a " << sizing.in_flight_b_to_a << " + ports and caches "
             << sizing.fixed << " at " << static_cast<double>(link.bps) / 1e9 << " Gbit/s link, minimum "
             << kMinMbufs << ")\n";
-  MbufPool pool("gw_mbufs", mbufs, kDefaultMbufDataRoom);
-  EthPort a(ids.a, pool.get());
-  EthPort b(ids.b, pool.get());
+  MbufPool pool("gw_mbufs", mbufs, data_room);
+  EthPort a(ids.a, pool.get(), max_frame_bytes);
+  EthPort b(ids.b, pool.get(), max_frame_bytes);
   fo.port_a = ids.a;
   fo.port_b = ids.b;
   fo.pool = pool.get();
@@ -350,8 +404,9 @@ int cmd_emu(const Args& args) {
       current.set(p.name);
       std::cerr << "gradwall emu: control: profile " << p.name << " applied\n";
     };
-    control_server.emplace(control, token, exchange, hooks);
-    std::cerr << "gradwall emu: control endpoint on " << control.substr(0, control.rfind(':')) << ":"
+    control_server.emplace(*control_address, token, exchange, hooks);
+    std::cerr << "gradwall emu: control endpoint on "
+              << (control_address->ipv6 ? "[" + control_address->host + "]" : control_address->host) << ":"
               << control_server->port() << "\n";
   }
   std::cerr << "gradwall emu: " << a.name() << " = side A, " << b.name() << " = side B, profile "
@@ -366,6 +421,14 @@ int cmd_emu(const Args& args) {
     stats = run_forwarder(profile, fo, g_stop);
   }
   control_server.reset();
+  for (const LcoreStats& l : stats.lcores) {
+    if (fo.rt_priority > 0 && !l.realtime) {
+      std::cerr
+          << "gradwall emu: --rt-priority: a forwarding lcore could not be made SCHED_FIFO (needs root or "
+             "CAP_SYS_NICE); it ran at normal priority\n";
+      break;
+    }
+  }
   nlohmann::json capture_json;
   if (capture) {
     capture_json = capture->finish();

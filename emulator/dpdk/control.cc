@@ -154,42 +154,94 @@ std::string read_token_file(const std::string& file) {
   return line;
 }
 
-ControlServer::ControlServer(const std::string& address, std::string token, Exchange& exchange, Hooks hooks)
-    : token_(std::move(token)), exchange_(exchange), hooks_(std::move(hooks)) {
-  const auto colon = address.rfind(':');
-  sockaddr_in sa{};
-  sa.sin_family = AF_INET;
-  int port = -1;
-  if (colon != std::string::npos) {
-    try {
-      port = std::stoi(address.substr(colon + 1));
-    } catch (const std::exception&) {
-      port = -1;
+ListenAddress parse_listen_address(const std::string& option, const std::string& text) {
+  const std::string usage =
+      "must be PORT, IPV4:PORT or [IPV6]:PORT (e.g. 9465, 127.0.0.1:9465, [::1]:9465), got '" + text + "'";
+  ListenAddress a;
+  std::string port_text = text;
+  a.host = "127.0.0.1";
+  if (!text.empty() && text.front() == '[') {
+    const auto close_bracket = text.find(']');
+    if (close_bracket == std::string::npos || close_bracket + 1 >= text.size() ||
+        text[close_bracket + 1] != ':') {
+      throw InputError(option, "", usage);
     }
+    a.host = text.substr(1, close_bracket - 1);
+    a.ipv6 = true;
+    port_text = text.substr(close_bracket + 2);
+  } else if (const auto colon = text.rfind(':'); colon != std::string::npos) {
+    if (text.find(':') != colon) {
+      throw InputError(option, "", usage + " (an IPv6 address goes in brackets)");
+    }
+    if (colon > 0) {
+      a.host = text.substr(0, colon);
+    }
+    port_text = text.substr(colon + 1);
   }
-  if (colon == std::string::npos || port < 0 || port > 65535 ||
-      inet_pton(AF_INET, address.substr(0, colon).c_str(), &sa.sin_addr) != 1) {
-    throw InputError("--control", "",
-                     "must be IPV4-ADDRESS:PORT (e.g. 127.0.0.1:9465), got '" + address + "'");
+  if (port_text.empty() || port_text.size() > 5 ||
+      port_text.find_first_not_of("0123456789") != std::string::npos || std::stoi(port_text) > 65535) {
+    throw InputError(option, "", usage);
   }
+  a.port = static_cast<std::uint16_t>(std::stoi(port_text));
+  if (a.ipv6) {
+    in6_addr v6{};
+    if (inet_pton(AF_INET6, a.host.c_str(), &v6) != 1) {
+      throw InputError(option, "", usage);
+    }
+    const bool mapped_loopback = IN6_IS_ADDR_V4MAPPED(&v6) && v6.s6_addr[12] == 127;
+    a.loopback = IN6_IS_ADDR_LOOPBACK(&v6) || mapped_loopback;
+  } else {
+    in_addr v4{};
+    if (inet_pton(AF_INET, a.host.c_str(), &v4) != 1) {
+      throw InputError(option, "", usage);
+    }
+    a.loopback = (ntohl(v4.s_addr) >> 24) == 127;
+  }
+  return a;
+}
+
+std::string ListenAddress::text() const {
+  return (ipv6 ? "[" + host + "]" : host) + ":" + std::to_string(port);
+}
+
+ControlServer::ControlServer(const ListenAddress& address, std::string token, Exchange& exchange, Hooks hooks)
+    : token_(std::move(token)), exchange_(exchange), hooks_(std::move(hooks)) {
   if (token_.empty()) {
     throw InputError("--control-token-file", "", "the token is empty");
   }
-  sa.sin_port = htons(static_cast<std::uint16_t>(port));
-  listen_fd_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_storage ss{};
+  socklen_t ss_len = 0;
+  if (address.ipv6) {
+    auto* sa6 = reinterpret_cast<sockaddr_in6*>(&ss);
+    sa6->sin6_family = AF_INET6;
+    sa6->sin6_port = htons(address.port);
+    (void)inet_pton(AF_INET6, address.host.c_str(), &sa6->sin6_addr);
+    ss_len = sizeof(sockaddr_in6);
+  } else {
+    auto* sa4 = reinterpret_cast<sockaddr_in*>(&ss);
+    sa4->sin_family = AF_INET;
+    sa4->sin_port = htons(address.port);
+    (void)inet_pton(AF_INET, address.host.c_str(), &sa4->sin_addr);
+    ss_len = sizeof(sockaddr_in);
+  }
+  listen_fd_ = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
   const int one = 1;
   (void)setsockopt(listen_fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-  if (listen_fd_ < 0 || bind(listen_fd_, reinterpret_cast<sockaddr*>(&sa), sizeof sa) != 0 ||
+  if (address.ipv6) {
+    (void)setsockopt(listen_fd_, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one);
+  }
+  if (listen_fd_ < 0 || bind(listen_fd_, reinterpret_cast<sockaddr*>(&ss), ss_len) != 0 ||
       listen(listen_fd_, 8) != 0) {
     const std::string why = std::strerror(errno);
     if (listen_fd_ >= 0) {
       close(listen_fd_);
     }
-    throw EnvironmentError("--control: cannot listen on " + address + ": " + why);
+    throw EnvironmentError("--control: cannot listen on " + address.text() + ": " + why);
   }
-  socklen_t len = sizeof sa;
-  (void)getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&sa), &len);
-  port_ = ntohs(sa.sin_port);
+  socklen_t len = sizeof ss;
+  (void)getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&ss), &len);
+  port_ = ntohs(address.ipv6 ? reinterpret_cast<sockaddr_in6*>(&ss)->sin6_port
+                             : reinterpret_cast<sockaddr_in*>(&ss)->sin_port);
   thread_ = std::thread([this] { serve(); });
 }
 

@@ -6,10 +6,12 @@
 //                   stay); 400 {"error": "..."} with the validation message for a bad profile,
 //                   and the old profile keeps running.
 // Every request needs `Authorization: Bearer TOKEN` (the token file's first line): 401
-// without it or with a wrong one. IPv4 addresses only; meant for loopback.
+// without it or with a wrong one. IPv4 or IPv6; meant for loopback (the command refuses other
+// addresses unless told to: the token travels in clear).
 #pragma once
 
 #include <atomic>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -23,6 +25,18 @@ namespace gw {
 
 class Exchange;
 
+// A TCP listening address as --control takes it: `PORT` or `:PORT` (loopback, 127.0.0.1),
+// `IPV4:PORT`, `[IPV6]:PORT` (e.g. [::1]:9465); --metrics too, less IPv6 (its civetweb has
+// none). Throws InputError naming `option`.
+struct ListenAddress {
+  std::string host;  // without brackets
+  bool ipv6 = false;
+  std::uint16_t port = 0;
+  bool loopback = false;     // 127.0.0.0/8, ::1, ::ffff:127.x.y.z
+  std::string text() const;  // host:port, IPv6 in brackets
+};
+ListenAddress parse_listen_address(const std::string& option, const std::string& text);
+
 class ControlServer {
  public:
   struct Hooks {
@@ -31,7 +45,7 @@ class ControlServer {
   };
   // Throws InputError for a malformed address or an empty token, EnvironmentError when it
   // cannot listen.
-  ControlServer(const std::string& address, std::string token, Exchange& exchange, Hooks hooks);
+  ControlServer(const ListenAddress& address, std::string token, Exchange& exchange, Hooks hooks);
   ~ControlServer();
   ControlServer(const ControlServer&) = delete;
   ControlServer& operator=(const ControlServer&) = delete;

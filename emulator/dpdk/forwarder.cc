@@ -1,19 +1,22 @@
 #include "emulator/dpdk/forwarder.h"
 
+#include <pthread.h>
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
+#include <sched.h>
 #include <sys/prctl.h>
 
 #include <rte_launch.h>
 #include <rte_lcore.h>
+#include <rte_prefetch.h>
 
 #include <algorithm>
 #include <array>
 #include <chrono>
 #include <cstdint>
+#include <cstring>
 #include <memory>
-#include <queue>
 #include <span>
 #include <thread>
 #include <vector>
@@ -21,6 +24,8 @@
 #include "core/errors.h"
 #include "emulator/dpdk/capture.h"
 #include "emulator/dpdk/exchange.h"
+#include "emulator/dpdk/int_stamp.h"
+#include "emulator/dpdk/mbuf_frame.h"
 #include "emulator/engine/engine.h"
 #include "emulator/engine/headers.h"
 
@@ -52,8 +57,15 @@ std::span<std::uint8_t> first_segment(rte_mbuf* m) {
   return {rte_pktmbuf_mtod(m, std::uint8_t*), rte_pktmbuf_data_len(m)};
 }
 
-// One direction's output: takes what the engine releases, applies the recorded changes to the
-// mbuf and keeps it in release-time order until it is due on the egress port.
+// One direction's output: takes what the engine releases and sends it on the egress port.
+//
+// The engine releases a frame only when it is due (PacketSink::deliver is called from
+// DirectionEngine::push/advance with p.time <= now), so what it hands over between two
+// transmit_due() calls is all due: a FIFO of small records (mbuf, times, changes to make)
+// keeps them in release order, and the Packet record itself is not kept. deliver() only
+// prefetches the mbuf (cold: it was received a delay ago); the mbuf is read and changed in
+// transmit_due(), a burst at a time, after the whole burst's headers were prefetched, so the
+// cache misses of a burst overlap instead of following one another.
 //
 // Duplicates share the original's mbuf: each packet made from a frame holds one reference
 // (rte_mbuf refcnt = 1 + copies made), and a packet that is not the last holder takes a
@@ -63,9 +75,18 @@ std::span<std::uint8_t> first_segment(rte_mbuf* m) {
 // of copies is known.
 class TxSink final : public PacketSink {
  public:
-  TxSink(DirectionStats& s, std::uint16_t egress, rte_mempool* pool, CaptureRing* capture,
-         std::int64_t wall_start_ns)
-      : s_(s), egress_(egress), pool_(pool), capture_(capture), wall_start_ns_(wall_start_ns) {}
+  TxSink(DirectionStats& s, std::uint16_t ingress, std::uint16_t egress, const ForwarderOptions& o,
+         CaptureRing* capture, std::int64_t wall_start_ns, const TscClock& clock)
+      : s_(s),
+        ingress_(ingress),
+        egress_(egress),
+        pool_(o.pool),
+        int_dscp_(o.int_dscp),
+        capture_(capture),
+        wall_start_ns_(wall_start_ns),
+        clock_(clock) {
+    fifo_.resize(1024);
+  }
 
   void begin_push(rte_mbuf* m) {
     pushing_ = m;
@@ -104,23 +125,18 @@ class TxSink final : public PacketSink {
       ++s_.dropped[static_cast<std::size_t>(DropCause::kShutdown)];
       return;
     }
-    if (rte_mbuf_refcnt_read(m) > 1) {
-      rte_mbuf* copy = rte_pktmbuf_copy(m, pool_, 0, UINT32_MAX);
-      rte_pktmbuf_free(m);  // our reference to the shared frame
-      if (copy == nullptr) {
-        ++s_.no_mbuf;
+    if (p.telemetry.hops > 0) {
+      // INT needs the engine's record, which is not kept: stamp now (rare: INT profiles).
+      m = private_mbuf(m);
+      if (m == nullptr) {
         return;
       }
-      m = copy;
+      stamp(m, p.telemetry);
     }
-    // Marks before bit errors, as replay does: a bit error on the wire after the last hop.
-    if (p.ce_marked && apply_ce(first_segment(m))) {
-      ++s_.marked_ce;
+    if (tail_ - head_ == fifo_.size()) {
+      grow();
     }
-    if (p.corrupt_bit != kNoCorruption && flip_bit(first_segment(m), p.corrupt_bit)) {
-      ++s_.corrupted;
-    }
-    pending_.push({p.time, p.arrival, seq_++, m});
+    fifo_[tail_++ & (fifo_.size() - 1)] = {p.time, p.arrival, m, p.corrupt_bit, p.ce_marked};
   }
 
   void dropped(Packet&& p, DropCause cause) override {
@@ -135,39 +151,55 @@ class TxSink final : public PacketSink {
 
   // Sends every frame due at or before `now` in release order. A frame the tx queue refuses is
   // freed and counted as tx_full: retrying would hold up both directions' polling. Each frame
-  // sent adds (now - intended release) to the delay-error histogram; the capture copies the
-  // bytes before the burst (the driver owns the mbuf after it) and keeps the frames sent.
+  // sent adds (TSC just before its tx burst - intended release) to the delay-error histogram;
+  // the capture copies the bytes before the burst (the driver owns the mbuf after it) and keeps
+  // the frames sent.
   void transmit_due(Instant now) {
-    while (!pending_.empty() && pending_.top().time <= now) {
-      std::array<rte_mbuf*, kBurst> burst{};
-      std::array<Instant, kBurst> due{};
+    while (head_ != tail_ && at(head_).time <= now) {
       std::uint16_t n = 0;
-      while (n < kBurst && !pending_.empty() && pending_.top().time <= now) {
-        due[n] = pending_.top().time;
-        current_delay_ns_ = ns_of(pending_.top().time) - ns_of(pending_.top().arrival);
-        burst[n++] = pending_.top().m;
-        pending_.pop();
+      std::array<const Due*, kBurst> due{};
+      while (n < kBurst && head_ + n != tail_ && at(head_ + n).time <= now) {
+        due[n] = &at(head_ + n);
+        rte_mbuf_prefetch_part1(due[n]->m);
+        rte_mbuf_prefetch_part2(due[n]->m);
+        ++n;
       }
-      if (capture_ != nullptr) {
-        for (std::uint16_t i = 0; i < n; ++i) {
-          const auto f = first_segment(burst[i]);
-          capture_->stage(f.data(), static_cast<std::uint32_t>(f.size()), rte_pktmbuf_pkt_len(burst[i]),
-                          wall_start_ns_ + ns_of(now));
+      std::array<rte_mbuf*, kBurst> burst{};
+      std::array<std::uint32_t, kBurst> bytes{};
+      std::array<Instant, kBurst> intended{};
+      std::uint16_t ready = 0;
+      for (std::uint16_t i = 0; i < n; ++i) {
+        rte_mbuf* m = prepare(*due[i]);
+        if (m != nullptr) {
+          rte_prefetch0(rte_pktmbuf_mtod(m, void*));
+          burst[ready] = m;
+          bytes[ready] = rte_pktmbuf_pkt_len(m);
+          intended[ready] = due[i]->time;
+          ++ready;
         }
       }
-      std::array<std::uint32_t, kBurst> bytes{};
-      for (std::uint16_t i = 0; i < n; ++i) {
-        bytes[i] = rte_pktmbuf_pkt_len(burst[i]);
+      current_delay_ns_ = ns_of(due[n - 1]->time) - ns_of(due[n - 1]->arrival);
+      head_ += n;
+      if (ready == 0) {
+        continue;
       }
-      const std::uint16_t sent = rte_eth_tx_burst(egress_, 0, burst.data(), n);
+      const Instant t = clock_.now();
+      if (capture_ != nullptr) {
+        for (std::uint16_t i = 0; i < ready; ++i) {
+          const auto f = first_segment(burst[i]);
+          capture_->stage(f.data(), static_cast<std::uint32_t>(f.size()), bytes[i],
+                          wall_start_ns_ + ns_of(t));
+        }
+      }
+      const std::uint16_t sent = rte_eth_tx_burst(egress_, 0, burst.data(), ready);
       if (capture_ != nullptr) {
         capture_->commit(sent);
       }
-      for (std::uint16_t i = 0; i < n; ++i) {
+      for (std::uint16_t i = 0; i < ready; ++i) {
         if (i < sent) {
           ++s_.sent;
           s_.sent_bytes += bytes[i];
-          s_.delay_error.add(ns_of(now) - ns_of(due[i]));
+          s_.delay_error.add(ns_of(t) - ns_of(intended[i]));
         } else {
           ++s_.tx_full;
           rte_pktmbuf_free(burst[i]);
@@ -179,26 +211,23 @@ class TxSink final : public PacketSink {
   // From now on, what the engine releases is freed as kShutdown; so is what waits here.
   void shut_down() {
     shutting_down_ = true;
-    while (!pending_.empty()) {
-      rte_pktmbuf_free(pending_.top().m);
-      pending_.pop();
+    for (; head_ != tail_; ++head_) {
+      rte_pktmbuf_free(at(head_).m);
       ++s_.dropped[static_cast<std::size_t>(DropCause::kShutdown)];
     }
   }
 
-  std::size_t waiting() const { return pending_.size(); }
+  std::size_t waiting() const { return tail_ - head_; }
   std::int64_t current_delay_ns() const { return current_delay_ns_; }
-  Instant next_due() const { return pending_.empty() ? kNever : pending_.top().time; }
+  Instant next_due() const { return head_ == tail_ ? kNever : at(head_).time; }
 
  private:
   struct Due {
-    Instant time;
-    Instant arrival;
-    std::uint64_t seq;  // release order among equal times
+    Instant time;     // intended release
+    Instant arrival;  // when it entered the engine
     rte_mbuf* m;
-    friend bool operator>(const Due& a, const Due& b) {
-      return a.time != b.time ? a.time > b.time : a.seq > b.seq;
-    }
+    std::uint32_t corrupt_bit;
+    bool ce;
   };
   struct Deferred {
     Packet p;
@@ -206,28 +235,107 @@ class TxSink final : public PacketSink {
     DropCause cause;
   };
 
+  const Due& at(std::size_t i) const { return fifo_[i & (fifo_.size() - 1)]; }
+
+  void grow() {
+    std::vector<Due> bigger(fifo_.size() * 2);
+    for (std::size_t i = head_; i != tail_; ++i) {
+      bigger[i - head_] = at(i);
+    }
+    tail_ -= head_;
+    head_ = 0;
+    fifo_ = std::move(bigger);
+  }
+
+  // The frame's mbuf if this packet is its only holder, else a private copy (the reference
+  // to the shared one given back); null when no mbuf was left for the copy (counted).
+  rte_mbuf* private_mbuf(rte_mbuf* m) {
+    if (rte_mbuf_refcnt_read(m) == 1) {
+      return m;
+    }
+    rte_mbuf* copy = rte_pktmbuf_copy(m, pool_, 0, UINT32_MAX);
+    rte_pktmbuf_free(m);
+    if (copy == nullptr) {
+      ++s_.no_mbuf;
+    }
+    return copy;
+  }
+
+  // The mbuf to send for `d` with its changes applied; null when it could not be copied.
+  rte_mbuf* prepare(const Due& d) {
+    rte_mbuf* m = private_mbuf(d.m);
+    if (m == nullptr) {
+      return nullptr;
+    }
+    // Marks before bit errors, as replay does: a bit error on the wire after the last hop.
+    if (d.ce && change_headers(m, [](std::span<std::uint8_t> f) { return apply_ce(f); })) {
+      ++s_.marked_ce;
+    }
+    if (d.corrupt_bit != kNoCorruption && flip_frame_bit(m, d.corrupt_bit)) {
+      ++s_.corrupted;
+    }
+    return m;
+  }
+
+  void stamp(rte_mbuf* m, const IntStack& t) {
+    if (m->nb_segs > 1) {
+      ++s_.int_no_room;  // INT needs the frame in one segment
+      return;
+    }
+    auto* buf = static_cast<std::uint8_t*>(m->buf_addr);
+    const IntStampResult r =
+        stamp_int({buf, static_cast<std::size_t>(m->data_off) + rte_pktmbuf_data_len(m)}, m->data_off,
+                  rte_pktmbuf_data_len(m), t, {ingress_, egress_}, int_dscp_);
+    switch (r.outcome) {
+      case IntOutcome::kStamped:
+        ++s_.int_stamped;
+        break;
+      case IntOutcome::kExceeded:
+        ++s_.int_exceeded;
+        break;
+      case IntOutcome::kMalformed:
+        ++s_.int_malformed;
+        break;
+      case IntOutcome::kNoRoom:
+        ++s_.int_no_room;
+        break;
+      case IntOutcome::kNoInt:
+        break;
+    }
+    if (r.inserted > 0) {
+      const auto k = static_cast<std::uint16_t>(r.inserted);
+      m->data_off = static_cast<std::uint16_t>(m->data_off - k);
+      m->data_len = static_cast<std::uint16_t>(m->data_len + k);
+      m->pkt_len += k;
+    }
+  }
+
   DirectionStats& s_;
+  std::uint16_t ingress_;
   std::uint16_t egress_;
   rte_mempool* pool_;
+  std::uint8_t int_dscp_;
   CaptureRing* capture_;
   std::int64_t wall_start_ns_;
+  const TscClock& clock_;
   std::int64_t current_delay_ns_ = 0;
   rte_mbuf* pushing_ = nullptr;
   std::uint64_t copies_ = 0;  // made of pushing_ so far
   std::vector<Deferred> deferred_;
-  std::priority_queue<Due, std::vector<Due>, std::greater<>> pending_;
-  std::uint64_t seq_ = 0;
+  std::vector<Due> fifo_;  // ring, size a power of two; [head_, tail_) wait, in release order
+  std::size_t head_ = 0;
+  std::size_t tail_ = 0;
   bool shutting_down_ = false;
 };
 
 // One direction: its ingress port, engine, sink and counters, touched by one lcore only.
 struct Lane {
   Lane(const Profile& profile, Direction d, std::uint16_t in, std::uint16_t out, const ForwarderOptions& o,
-       CaptureRing* cap_in, CaptureRing* cap_out, std::int64_t wall_start_ns)
+       CaptureRing* cap_in, CaptureRing* cap_out, std::int64_t wall_start_ns, const TscClock& clock)
       : dir(d),
         ingress(in),
         engine(profile, d),
-        sink(stats, out, o.pool, cap_out, wall_start_ns),
+        sink(stats, in, out, o, cap_out, wall_start_ns, clock),
         capture_in(cap_in),
         wall_start(wall_start_ns) {}
   Lane(const Lane&) = delete;
@@ -242,11 +350,22 @@ struct Lane {
   std::int64_t wall_start;
   std::shared_ptr<const Profile> reloaded;  // the profile taken from the Exchange, if any
   std::uint64_t generation = 0;
+  std::array<rte_mbuf*, kBurst> burst{};  // the last poll()'s frames, not yet pushed
+  std::uint16_t polled = 0;
 
   // Takes one rx burst into the engine at `now`; returns how many frames came.
-  std::uint16_t receive(Instant now) {
-    std::array<rte_mbuf*, kBurst> burst{};
-    const std::uint16_t n = rte_eth_rx_burst(ingress, 0, burst.data(), kBurst);
+  // Takes one rx burst from the port; returns how many frames came. They enter the engine
+  // with push(), at a time read after the burst: a time read before it could be older than
+  // the frames (the lcore may have been preempted in between) and would shorten their delay.
+  std::uint16_t poll() {
+    polled = rte_eth_rx_burst(ingress, 0, burst.data(), kBurst);
+    return polled;
+  }
+
+  // The frames of the last poll() enter the engine at `now`.
+  void push(Instant now) {
+    const std::uint16_t n = polled;
+    polled = 0;
     if (capture_in != nullptr && n > 0) {
       for (std::uint16_t i = 0; i < n; ++i) {
         const auto f = first_segment(burst[i]);
@@ -260,12 +379,9 @@ struct Lane {
       ++stats.received;
       stats.received_bytes += rte_pktmbuf_pkt_len(m);
       sink.begin_push(m);
-      engine.push(packet_from_frame(first_segment(m), reinterpret_cast<std::uint64_t>(m), now,
-                                    rte_pktmbuf_pkt_len(m)),
-                  now, sink);
+      engine.push(packet_of(m, now, stats), now, sink);
       sink.end_push();
     }
-    return n;
   }
 
   void release(Instant now) {
@@ -313,13 +429,43 @@ struct Lane {
   Instant next_event() const { return std::min(engine.next_wakeup(), sink.next_due()); }
 };
 
-// Whether the loop may sleep `nap` now: nothing came in and nothing is due within the nap.
-bool may_sleep(Duration nap, std::uint16_t received, Instant now, Instant next_event) {
-  if (nap <= Duration{0} || received > 0) {
-    return false;
+// When idle, how long to sleep so as to wake before the next release. A sleep ends later than
+// asked (timer slack, the kernel's wakeup latency, and on a shared machine the wait for a CPU);
+// `guard` keeps an estimate of that lateness: twice the latest overshoot, decaying by 1/64 per
+// sleep towards kMinGuard. Without it a nap that starts just over `idle_sleep` before a release
+// makes that release late by the whole overshoot (the p99 of the delay error was ms-scale).
+class IdleNap {
+ public:
+  explicit IdleNap(Duration idle_sleep) : idle_(idle_sleep) {}
+
+  // How long to sleep now (0 = keep polling): nothing came in, and the next event is more
+  // than guard + kMinNap away.
+  Duration nap(std::uint16_t received, Instant now, Instant next_event) const {
+    if (idle_ <= Duration{0} || received > 0) {
+      return Duration{0};
+    }
+    Duration d = idle_;
+    if (next_event != kNever) {
+      d = std::min(d, next_event - now - guard_);
+    }
+    return d >= kMinNap ? d : Duration{0};
   }
-  return next_event == kNever || (next_event > now && next_event - now > nap);
-}
+
+  // A sleep of `asked` took `took`.
+  void slept(Duration asked, Duration took) {
+    const Duration over = std::max(Duration{0}, took - asked);
+    guard_ = std::clamp(std::max(2 * over, guard_ - guard_ / 64), kMinGuard, kMaxGuard);
+  }
+
+  Duration guard() const { return guard_; }
+
+ private:
+  static constexpr Duration kMinNap{std::chrono::microseconds(10)};
+  static constexpr Duration kMinGuard{std::chrono::microseconds(20)};
+  static constexpr Duration kMaxGuard{std::chrono::milliseconds(5)};
+  Duration idle_;
+  Duration guard_{std::chrono::microseconds(200)};
+};
 
 struct LoopContext {
   const ForwarderOptions* o;
@@ -328,6 +474,7 @@ struct LoopContext {
   Instant end;
   std::vector<Lane*> lanes;  // the lanes this lcore runs
   Instant finished{};        // when this lcore's drain ended
+  LcoreStats counted{};      // what this lcore's loop did
 };
 
 // The l2fwd-shaped loop over one or two lanes, then the drain; run by one lcore.
@@ -335,21 +482,39 @@ void run_lanes(LoopContext& c) {
   // Naps end within ~1 us of their time instead of the default 50 us timer slack (this thread).
   (void)prctl(PR_SET_TIMERSLACK, 1000UL, 0UL, 0UL, 0UL);
   const ForwarderOptions& o = *c.o;
+  if (o.rt_priority > 0) {
+    sched_param sp{};
+    sp.sched_priority = o.rt_priority;
+    c.counted.realtime = pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp) == 0;
+  }
   Exchange* ex = o.exchange;
   Instant now = c.clock->now();
   Instant next_publish = now + o.publish_interval;
+  IdleNap idle(o.idle_sleep);
   while (!c.stop->load(std::memory_order_relaxed) && now < c.end) {
+    // Release first: what is due leaves with no rx polling in between (on af_packet a poll of
+    // two ports is most of a loop), then take the frames that came.
+    for (Lane* lane : c.lanes) {
+      lane->release(now);
+    }
     std::uint16_t got = 0;
-    Instant next = kNever;
+    for (Lane* lane : c.lanes) {
+      got = static_cast<std::uint16_t>(got + lane->poll());
+    }
+    if (got > 0) {
+      now = c.clock->now();
+    }
     for (Lane* lane : c.lanes) {
       if (ex != nullptr && ex->offered() != lane->generation) {
         lane->take_profile(*ex, now);
       }
-      got = static_cast<std::uint16_t>(got + lane->receive(now));
+      lane->push(now);
     }
-    for (Lane* lane : c.lanes) {
-      lane->release(now);
-      next = std::min(next, lane->next_event());
+    Instant next = kNever;
+    if (got == 0 && o.idle_sleep > Duration{0}) {  // only a nap needs it
+      for (Lane* lane : c.lanes) {
+        next = std::min(next, lane->next_event());
+      }
     }
     if (ex != nullptr && now >= next_publish) {
       for (Lane* lane : c.lanes) {
@@ -357,10 +522,19 @@ void run_lanes(LoopContext& c) {
       }
       next_publish = now + o.publish_interval;
     }
-    if (may_sleep(o.idle_sleep, got, now, next)) {
-      std::this_thread::sleep_for(o.idle_sleep);
+    const Duration nap = idle.nap(got, now, next);
+    ++c.counted.loops;
+    if (nap > Duration{0}) {
+      const Instant before = c.clock->now();
+      std::this_thread::sleep_for(nap);
+      now = c.clock->now();
+      idle.slept(nap, now - before);
+      ++c.counted.naps;
+      c.counted.nap_ns += ns_of(now) - ns_of(before);
+      c.counted.nap_guard_ns = idle.guard().count();
+    } else {
+      now = c.clock->now();
     }
-    now = c.clock->now();
   }
 
   // Drain: no more rx; keep sending what is held at its time, within the drain window.
@@ -411,8 +585,10 @@ DirectionStats final_stats(const Lane& lane) {
 EmuStats run_forwarder(const Profile& profile, const ForwarderOptions& o, const std::atomic<bool>& stop) {
   const TscClock clock;
   const std::int64_t wall_start = wall_clock_ns();
-  Lane ab(profile, Direction::kAToB, o.port_a, o.port_b, o, o.capture_a_in, o.capture_b_out, wall_start);
-  Lane ba(profile, Direction::kBToA, o.port_b, o.port_a, o, o.capture_b_in, o.capture_a_out, wall_start);
+  Lane ab(profile, Direction::kAToB, o.port_a, o.port_b, o, o.capture_a_in, o.capture_b_out, wall_start,
+          clock);
+  Lane ba(profile, Direction::kBToA, o.port_b, o.port_a, o, o.capture_b_in, o.capture_a_out, wall_start,
+          clock);
   if (o.exchange != nullptr) {
     // Lanes start from the generation current now, so only later offers reconfigure them.
     ab.generation = ba.generation = o.exchange->offered();
@@ -438,6 +614,10 @@ EmuStats run_forwarder(const Profile& profile, const ForwarderOptions& o, const 
   out.a_to_b = final_stats(ab);
   out.b_to_a = final_stats(ba);
   out.seconds = static_cast<double>(ns_of(std::max(main_ctx.finished, worker_ctx.finished))) / 1e9;
+  out.lcores.push_back(main_ctx.counted);
+  if (o.worker_lcore >= 0) {
+    out.lcores.push_back(worker_ctx.counted);
+  }
   return out;
 }
 

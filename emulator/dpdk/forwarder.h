@@ -1,8 +1,8 @@
 // The inline emulator's data plane: two lanes (a_to_b: rx port A -> engine -> tx port B, and
 // b_to_a), each in the shape of DPDK's l2fwd loop:
-//   read the TSC once and convert it to the engine's Instant -> rx burst -> parse headers ->
-//   engine -> advance the engine to now -> tx burst what is due (CE and bit errors applied to
-//   the mbuf bytes, duplicates as private mbuf copies; drops freed).
+//   advance the engine to now -> tx burst what is due (CE and bit errors applied to the mbuf
+//   bytes, INT entries inserted, duplicates as private mbuf copies; drops freed) -> rx burst ->
+//   read the TSC (converted to the engine's Instant) -> parse headers -> engine -> nap or not.
 // With a worker lcore (EAL `-l 0,1`) lane b_to_a runs on it and lane a_to_b on the calling
 // (main) lcore; otherwise the calling lcore runs both. Each lane's engine, sink and counters
 // are touched by its lcore only; the mbuf pool (duplicates' copies) is safe from two lcores.
@@ -32,12 +32,18 @@ struct ForwarderOptions {
   // After stop: rx ends, what is held keeps being sent at its release time for up to this
   // long; what is still held then is freed and counted as DropCause::kShutdown.
   Duration drain{std::chrono::milliseconds(500)};
-  // When nothing was received and nothing the lanes hold is due within this long, sleep this
-  // long before polling again (0 = busy poll). A frame arriving meanwhile waits at most this
-  // long (plus the kernel's wakeup latency) in the rx ring; releases are not delayed by it.
+  // When nothing was received, sleep up to this long before polling again (0 = busy poll),
+  // but wake an estimate of the sleep's own lateness before the next release (forwarder.cc,
+  // IdleNap), then poll until it is due. A frame arriving meanwhile waits at most this long
+  // (plus the kernel's wakeup latency) in the rx ring; releases are not delayed by it.
   // Sleeping while holding matters on a shared machine: a thread that busy-polls through a
   // 20 ms delay uses up its CFS share and is then preempted for milliseconds.
   Duration idle_sleep{std::chrono::microseconds(100)};
+  // SCHED_FIFO priority (1-99) for the forwarding lcores' threads, 0 = leave them as they are.
+  // With naps (idle_sleep > 0) a real-time lcore wakes on its timer without waiting for a CPU
+  // behind other processes; busy-polling at real-time priority is throttled by the kernel
+  // (sched_rt_runtime_us: 95 % of each second) and starves the CPU's other work.
+  int rt_priority = 0;
   // The lcore for lane b_to_a; -1 = the calling lcore runs both lanes.
   int worker_lcore = -1;
   // Where counters are published every publish_interval and new profiles come from; null = none.
@@ -48,6 +54,9 @@ struct ForwarderOptions {
   CaptureRing* capture_a_out = nullptr;
   CaptureRing* capture_b_in = nullptr;
   CaptureRing* capture_b_out = nullptr;
+  // Frames with this DSCP carry an INT-MD header after TCP/UDP (int_stamp.h); the engine's
+  // queue stage telemetry (profile `queue.int`) is written into them.
+  std::uint8_t int_dscp = 0x17;
 };
 
 // Runs until `stop` becomes true or the duration has passed, then drains (above). `stop` is

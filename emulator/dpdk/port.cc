@@ -8,6 +8,7 @@
 #include <rte_mbuf_pool_ops.h>
 #include <rte_mempool.h>
 
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -41,6 +42,12 @@ unsigned pool_flags() {
 
 }  // namespace
 
+std::uint16_t mbuf_data_room(std::uint32_t max_frame_bytes) {
+  const std::uint32_t room =
+      std::max<std::uint32_t>(max_frame_bytes + RTE_PKTMBUF_HEADROOM, kDefaultMbufDataRoom);
+  return static_cast<std::uint16_t>(std::min<std::uint32_t>(room, UINT16_MAX));
+}
+
 std::uint64_t mbuf_object_bytes(std::uint16_t data_room_bytes) {
   rte_mempool_objsz sz{};
   return rte_mempool_calc_obj_size(static_cast<std::uint32_t>(sizeof(rte_mbuf) + data_room_bytes),
@@ -49,6 +56,12 @@ std::uint64_t mbuf_object_bytes(std::uint16_t data_room_bytes) {
 
 std::uint64_t mbufs_outside_the_profile(unsigned lcores) {
   return 2ULL * (kRxDescriptors + kTxDescriptors) + lcores * (kPoolCache * 3 / 2 + 2 * 32);
+}
+
+bool can_scatter(std::uint16_t port_id) {
+  rte_eth_dev_info info{};
+  return rte_eth_dev_info_get(port_id, &info) == 0 &&
+         (info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_SCATTER) != 0;
 }
 
 BitRate port_speed(std::uint16_t port_id) {
@@ -105,11 +118,24 @@ std::uint32_t MbufPool::available() const {
   return rte_mempool_avail_count(pool_);
 }
 
-EthPort::EthPort(std::uint16_t port_id, rte_mempool* pool) : id_(port_id) {
+EthPort::EthPort(std::uint16_t port_id, rte_mempool* pool, std::uint32_t max_frame_bytes) : id_(port_id) {
   rte_eth_dev_info info{};
   check(rte_eth_dev_info_get(id_, &info), id_, "reading device info");
   rte_eth_conf conf{};
+  const std::uint32_t frame_room = rte_pktmbuf_data_room_size(pool) - RTE_PKTMBUF_HEADROOM;
+  if (max_frame_bytes > frame_room && (info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_SCATTER) != 0) {
+    conf.rxmode.offloads |= RTE_ETH_RX_OFFLOAD_SCATTER;  // frames over one mbuf arrive chained
+  }
+  if ((info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS) != 0) {
+    conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
+  }
   check(rte_eth_dev_configure(id_, 1, 1, &conf), id_, "configure");
+  if (max_frame_bytes > kStandardFrameBytes) {
+    // Jumbo frames: some PMDs refuse an MTU over their own limit (af_packet: -EINVAL, yet
+    // it receives whatever fits its frame size, MACHINE.md), so a failure is not an error.
+    (void)rte_eth_dev_set_mtu(id_, static_cast<std::uint16_t>(std::min<std::uint32_t>(
+                                       max_frame_bytes - kEthernetOverheadBytes, info.max_mtu)));
+  }
   std::uint16_t rxd = kRxDescriptors;
   std::uint16_t txd = kTxDescriptors;
   check(rte_eth_dev_adjust_nb_rx_tx_desc(id_, &rxd, &txd), id_, "adjusting descriptor counts");
@@ -117,7 +143,7 @@ EthPort::EthPort(std::uint16_t port_id, rte_mempool* pool) : id_(port_id) {
   const unsigned s = socket < 0 ? rte_socket_id() : static_cast<unsigned>(socket);
   check(rte_eth_rx_queue_setup(id_, 0, rxd, s, nullptr, pool), id_, "rx queue setup");
   rte_eth_txconf txconf = info.default_txconf;
-  txconf.offloads = 0;
+  txconf.offloads = conf.txmode.offloads;
   check(rte_eth_tx_queue_setup(id_, 0, txd, s, &txconf), id_, "tx queue setup");
   check(rte_eth_dev_start(id_), id_, "start");
   open_ = true;

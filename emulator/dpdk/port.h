@@ -21,6 +21,13 @@ namespace gw {
 // Data room of one mbuf: RTE_MBUF_DEFAULT_BUF_SIZE (2 KiB of frame + 128 B headroom), enough
 // for a 1500-byte MTU.
 inline constexpr std::uint16_t kDefaultMbufDataRoom = 2048 + 128;
+// Frame bytes beyond which the ports are given a jumbo MTU (1500 + 14 header + 4 FCS), and
+// what an MTU does not count (header, FCS).
+inline constexpr std::uint32_t kStandardFrameBytes = 1518;
+inline constexpr std::uint32_t kEthernetOverheadBytes = 18;
+// The data room for frames of up to `max_frame_bytes` in one mbuf (plus DPDK's 128-byte
+// headroom, RTE_PKTMBUF_HEADROOM), at least kDefaultMbufDataRoom.
+std::uint16_t mbuf_data_room(std::uint32_t max_frame_bytes);
 
 // EAL memory one mbuf takes in a pool made as MbufPool makes it (header, data room, mempool
 // object header and padding).
@@ -29,6 +36,9 @@ std::uint64_t mbuf_object_bytes(std::uint16_t data_room_bytes);
 // mbufs the ports and the lcores' mempool caches may hold whatever the profile: rx and tx
 // descriptors of two ports, and up to 1.5 x the cache size per lcore (rte_mempool).
 std::uint64_t mbufs_outside_the_profile(unsigned lcores);
+
+// Whether the port's driver can receive a frame into chained mbufs (scattered rx).
+bool can_scatter(std::uint16_t port_id);
 
 // The port's link speed as its driver reports it (0 when unknown).
 BitRate port_speed(std::uint16_t port_id);
@@ -50,10 +60,12 @@ class MbufPool {
 };
 
 // One port with rx queue 0 and tx queue 0, started and promiscuous. Throws EnvironmentError
-// when the port cannot be configured or started.
+// when the port cannot be configured or started. `max_frame_bytes` over 1518 asks for a jumbo
+// MTU (ignored by PMDs that refuse it) and, when the frames do not fit one of the pool's mbufs
+// and the PMD can, for scattered rx (chained mbufs); tx takes chains where the PMD can.
 class EthPort {
  public:
-  EthPort(std::uint16_t port_id, rte_mempool* pool);
+  EthPort(std::uint16_t port_id, rte_mempool* pool, std::uint32_t max_frame_bytes = kStandardFrameBytes);
   ~EthPort();
   EthPort(const EthPort&) = delete;
   EthPort& operator=(const EthPort&) = delete;

@@ -91,6 +91,12 @@ nlohmann::json to_json(const DirectionStats& s) {
           {"held", s.held},
           {"marked_ce", s.marked_ce},
           {"corrupted", s.corrupted},
+          {"int",
+           {{"stamped", s.int_stamped},
+            {"exceeded", s.int_exceeded},
+            {"malformed", s.int_malformed},
+            {"no_room", s.int_no_room}}},
+          {"multi_segment_frames", s.multi_segment},
           {"delay_error", to_json(s.delay_error)},
           {"classes", classes},
           {"balanced", s.accounting_error().empty()}};
@@ -102,10 +108,19 @@ nlohmann::json to_json(const PortStats& s) {
 }
 
 nlohmann::json to_json(const EmuStats& s) {
+  nlohmann::json lcores = nlohmann::json::array();
+  for (const LcoreStats& l : s.lcores) {
+    lcores.push_back({{"loops", l.loops},
+                      {"naps", l.naps},
+                      {"nap_ns", l.nap_ns},
+                      {"nap_guard_ns", l.nap_guard_ns},
+                      {"realtime", l.realtime}});
+  }
   return {{"a_to_b", to_json(s.a_to_b)},
           {"b_to_a", to_json(s.b_to_a)},
           {"ports", {{"a", to_json(s.port_a)}, {"b", to_json(s.port_b)}}},
           {"seconds", s.seconds},
+          {"lcores", lcores},
           {"mempool", {{"size", s.pool_size}, {"available", s.pool_available}}},
           {"all_mbufs_returned", s.pool_size == s.pool_available}};
 }
@@ -129,6 +144,13 @@ std::string to_table(const EmuStats& s) {
     }
     os << "\n  held     " << d.held << "\n  CE marked " << d.marked_ce << ", corrupted " << d.corrupted
        << "\n";
+    if (d.int_stamped + d.int_exceeded + d.int_malformed + d.int_no_room > 0) {
+      os << "  INT stamped " << d.int_stamped << ", hop count exceeded " << d.int_exceeded << ", malformed "
+         << d.int_malformed << ", no room " << d.int_no_room << "\n";
+    }
+    if (d.multi_segment > 0) {
+      os << "  frames in chained mbufs " << d.multi_segment << "\n";
+    }
     if (d.delay_error.samples > 0) {
       os << "  release later than intended: p50 <= " << d.delay_error.quantile_upper_ns(0.5)
          << " ns, p99 <= " << d.delay_error.quantile_upper_ns(0.99) << " ns (-1 = over 10 ms), mean "

@@ -66,8 +66,14 @@ struct DirectionStats {
   std::uint64_t tx_full = 0;  // the egress tx queue refused the frame
   std::uint64_t no_mbuf = 0;  // no mbuf left for the private copy of a duplicated frame
   std::uint64_t held = 0;
-  std::uint64_t marked_ce = 0;      // CE applied to the bytes
-  std::uint64_t corrupted = 0;      // a bit flipped in the bytes
+  std::uint64_t marked_ce = 0;  // CE applied to the bytes
+  std::uint64_t corrupted = 0;  // a bit flipped in the bytes
+  // INT stamping into the bytes (int_stamp.h), for frames the engine stamped telemetry on:
+  std::uint64_t int_stamped = 0;    // hop entries inserted
+  std::uint64_t int_exceeded = 0;   // remaining hop count was 0: E bit set
+  std::uint64_t int_malformed = 0;  // INT DSCP but no valid INT-MD v2 shim/header
+  std::uint64_t int_no_room = 0;    // no headroom (or length field room) for the entries
+  std::uint64_t multi_segment = 0;  // frames received in chained mbufs (headers read across)
   DelayErrorHistogram delay_error;  // one sample per frame sent
   std::vector<ClassStats> classes;  // the engine's per-class counters (filled when published)
 
@@ -88,12 +94,23 @@ struct PortStats {
   std::uint64_t rx_nombuf = 0;
 };
 
+// What one forwarding lcore's loop did: iterations, naps (idle sleeps) and the time spent in
+// them, and its last estimate of how late a nap ends (forwarder.cc, IdleNap).
+struct LcoreStats {
+  std::uint64_t loops = 0;
+  std::uint64_t naps = 0;
+  std::int64_t nap_ns = 0;
+  std::int64_t nap_guard_ns = 0;
+  bool realtime = false;  // running SCHED_FIFO (--rt-priority)
+};
+
 struct EmuStats {
   DirectionStats a_to_b;
   DirectionStats b_to_a;
   PortStats port_a;
   PortStats port_b;
-  double seconds = 0;  // forwarding time, first loop to end of drain
+  double seconds = 0;              // forwarding time, first loop to end of drain
+  std::vector<LcoreStats> lcores;  // main lcore first
   std::uint32_t pool_size = 0;
   std::uint32_t pool_available = 0;  // at exit, after the ports were closed
 };

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# cli.emu_control: the control endpoint `--control 127.0.0.1:0 --control-token-file F`.
-# Checks: without the token and with a wrong one, GET /stats and POST /profile answer 401;
+# cli.emu_control: the control endpoint `--control [::1]:0 --control-token-file F` (IPv6
+# loopback). Checks: a non-loopback --control address is refused (exit 2, naming
+# --control-allow-remote) before DPDK starts; without the token and with a wrong one, GET /stats and POST /profile answer 401;
 # with it GET /stats answers 200 with the live counters; POST /profile with a bad profile
 # answers 400 with the validation message ($.a_to_b.loss.p) and the old profile (10 ms each
 # way) keeps running (median ping RTT in [20, 25] ms: the configured floor + 5 ms slack for a
@@ -32,7 +33,7 @@ rtt() {
 http() {
   local want=$1 label=$2 code
   shift 2
-  code=$(curl -s -o body.txt -w '%{http_code}' "$@" || true)
+  code=$(curl -g -s -o body.txt -w '%{http_code}' "$@" || true)
   echo "$label: HTTP $code"
   [[ $code == "$want" ]] || fail "$label: HTTP $code, want $want; body: $(cat body.txt 2>/dev/null)"
 }
@@ -43,12 +44,16 @@ echo '{"gradwall": "profile/v1", "name": "bad", "a_to_b": {"loss": {"p": 1.5}}}'
 head -c 24 /dev/urandom | base64 | tr -d '/+=' >token
 token=$(<token)
 
-emu_start p.json 30 --control 127.0.0.1:0 --control-token-file token
+run "$GW" emu --profile p.json --control 198.18.0.1:0 --control-token-file token -- --no-huge
+((rc == 2)) || fail "--control 198.18.0.1:0: exit $rc, want 2 (refused)"
+grep -q 'not a loopback address.*--control-allow-remote' <<<"$err" || fail "--control 198.18.0.1:0: $err"
+
+emu_start p.json 30 --control '[::1]:0' --control-token-file token
 if ! port=$(emu_stderr_port "control endpoint"); then
   fail "no control endpoint port on stderr: $(<emu.err)"
   finish
 fi
-url=http://127.0.0.1:$port
+url="http://[::1]:$port"
 if ! emu_wait_forwarding; then
   fail "gradwall emu did not forward within ~10 s; its stderr: $(<emu.err)"
   finish

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# cli.emu_metrics: `gradwall emu --metrics 127.0.0.1:0` on the namespace bench. A profile with
+# cli.emu_metrics: `gradwall emu --metrics 0` (a port alone: 127.0.0.1, any free port) on
+# the namespace bench. A profile with
 # 5 ms each way and 20 % loss a_to_b, and a traffic class `ect` (match ecn = ect0) whose a_to_b
 # loss marks CE instead of dropping (`"ecn": true`). Two ping streams gw-a -> gw-b: one ECT(0)
 # (`ping -Q 2`: class ect, marked, never lost) and one not-ECT (default class, lost). Checks:
@@ -32,7 +33,7 @@ cat >p.json <<'JSON'
               "b_to_a": {"delay": {"delay_ms": 5}}}]}
 JSON
 
-emu_start p.json 60 --metrics 127.0.0.1:0
+emu_start p.json 60 --metrics 0 # a port alone: loopback (127.0.0.1)
 emu_quiet_bench
 if ! port=$(emu_stderr_port metrics); then
   fail "gradwall emu did not report its metrics port; stderr: $(<emu.err)"

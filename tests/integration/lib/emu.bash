@@ -11,7 +11,9 @@
 # Defines:
 #   emu_start PROFILE DURATION [EMU-OPTION...]  bench up, `gradwall emu` in the background
 #                      (stats to s.json, output to emu.out/emu.err); sets EMU_PID. EAL lcores
-#                      from EMU_LCORES (default 0; "0,1" gives each direction its own)
+#                      from EMU_LCORES (default 0; "0,1" gives each direction its own), EAL
+#                      memory from EMU_MEM_MB (512), af_packet options from EMU_AF_PACKET
+#                      (framecnt=4096)
 #   emu_quiet_bench    permanent ARP entries and IPv6 off in both namespaces, so nothing but
 #                      the test's own traffic crosses the emulator (no ARP probes, no RS/MLD)
 #   emu_stderr_port WHAT  waits (~10 s) for emu.err to name the port of WHAT ("metrics",
@@ -36,6 +38,8 @@ fi
 
 EMU_PREFIX=gw-test-${NAME%.sh}-$$
 EMU_LCORES=${EMU_LCORES:-0}
+EMU_AF_PACKET=${EMU_AF_PACKET:-framecnt=4096} # net_af_packet options (jumbo: framesz=,blocksz=)
+EMU_MEM_MB=${EMU_MEM_MB:-512}
 EMU_PID=
 EMU_EXTRA_PIDS=() # helpers a test started (iperf3 servers, ...): killed by the EXIT trap
 emu_cleanup() {
@@ -66,9 +70,9 @@ emu_start() {
   shift 2
   "$SRC/ci/bench-netns" up
   "$GW" emu --profile "$profile" --duration "$duration" --stats-json s.json "$@" -- \
-    --no-huge -m 512 --no-pci --file-prefix="$EMU_PREFIX" -l "$EMU_LCORES" \
-    --vdev=net_af_packet0,iface=gw-a-emu,framecnt=4096 \
-    --vdev=net_af_packet1,iface=gw-b-emu,framecnt=4096 >emu.out 2>emu.err &
+    --no-huge -m "$EMU_MEM_MB" --no-pci --file-prefix="$EMU_PREFIX" -l "$EMU_LCORES" \
+    --vdev="net_af_packet0,iface=gw-a-emu,$EMU_AF_PACKET" \
+    --vdev="net_af_packet1,iface=gw-b-emu,$EMU_AF_PACKET" >emu.out 2>emu.err &
   EMU_PID=$!
 }
 
@@ -86,7 +90,7 @@ emu_quiet_bench() {
 emu_stderr_port() {
   local what=$1 port
   for _ in $(seq 1 100); do
-    port=$(sed -n "s|^gradwall emu: $what on [a-z/:]*[0-9.]*:\([0-9]*\).*|\1|p" emu.err 2>/dev/null)
+    port=$(sed -n "s|^gradwall emu: $what on .*:\([0-9][0-9]*\)\(/.*\)\{0,1\}\$|\1|p" emu.err 2>/dev/null)
     if [[ -n $port ]]; then
       echo "$port"
       return 0
