@@ -7,7 +7,8 @@
 //                            {"t":"stop"}
 //   endpoint -> coordinator  {"t":"hello","side":S,"pid":P}  {"t":"ready","port":4791}
 //                            {"t":"delivered","qp":Q,"msg":M,"bytes":N,"posted_ns":..,"at_ns":..}
-//                            {"t":"stats",...} every second and last, before it exits
+//                            {"t":"stats",...} every second and last, before it exits (only the
+//                            last one carries the one-way delay histograms)
 #include <unistd.h>
 
 #include <boost/program_options.hpp>
@@ -70,22 +71,30 @@ nlohmann::json stats_json(const UdpEndpoint& ep, std::uint32_t side, bool final)
     }
     return out;
   };
-  return {{"t", "stats"},
-          {"side", side},
-          {"final", final},
-          {"counters",
-           {{"datagrams_sent", c.datagrams_sent},
-            {"datagrams_received", c.datagrams_received},
-            {"bytes_sent", c.bytes_sent},
-            {"bytes_received", c.bytes_received},
-            {"send_dropped", c.send_dropped},
-            {"undecodable", c.undecodable},
-            {"unknown_qp", c.unknown_qp},
-            {"socket_overflow", c.socket_overflow},
-            {"receiving_qps_opened", c.receiving_qps_opened}}},
-          {"qps", qps},
-          {"one_way_delay_us", bins(ep.one_way_delay_us())},
-          {"one_way_delay_remote_us", bins(ep.one_way_delay_remote_us())}};
+  nlohmann::json out = {{"t", "stats"},
+                        {"side", side},
+                        {"final", final},
+                        {"counters",
+                         {{"datagrams_sent", c.datagrams_sent},
+                          {"datagrams_received", c.datagrams_received},
+                          {"bytes_sent", c.bytes_sent},
+                          {"bytes_received", c.bytes_received},
+                          {"send_dropped", c.send_dropped},
+                          {"undecodable", c.undecodable},
+                          {"unknown_qp", c.unknown_qp},
+                          {"socket_overflow", c.socket_overflow},
+                          {"receiving_qps_opened", c.receiving_qps_opened}}},
+                        {"qps", qps}};
+  // The delay histograms (one bin per microsecond seen: tens of thousands of bins, a MB of
+  // JSON) only in the final message. Sent every second they stalled the endpoint: building
+  // them took a while and, while the coordinator parsed the previous ones, the write to the
+  // control socket blocked, datagrams piled up unread, the socket overflowed and the
+  // transport timed out (docs/guide/live.md "Sim and live").
+  if (final) {
+    out["one_way_delay_us"] = bins(ep.one_way_delay_us());
+    out["one_way_delay_remote_us"] = bins(ep.one_way_delay_remote_us());
+  }
+  return out;
 }
 
 }  // namespace

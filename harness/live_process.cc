@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -62,7 +63,7 @@ bool Child::running() {
     return false;
   }
   int status = 0;
-  if (waitpid(pid_, &status, WNOHANG) == pid_) {
+  if (wait4(pid_, &status, WNOHANG, &usage_) == pid_) {
     reaped_ = true;
     status_ = status;
     return false;
@@ -98,7 +99,7 @@ void Child::kill_and_reap() {
   if (!reaped_ && pid_ > 0) {
     kill(pid_, SIGKILL);
     int status = 0;
-    waitpid(pid_, &status, 0);
+    wait4(pid_, &status, 0, &usage_);
     status_ = status;
     reaped_ = true;
   }
@@ -126,7 +127,15 @@ std::string Child::how_it_ended() const {
 }
 
 nlohmann::json Child::to_json() const {
-  return {{"name", name_}, {"pid", pid_}, {"ended", how_it_ended()}, {"stderr", err_file_}};
+  nlohmann::json j = {{"name", name_}, {"pid", pid_}, {"ended", how_it_ended()}, {"stderr", err_file_}};
+  if (reaped_) {
+    auto secs = [](const timeval& t) {
+      return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6;
+    };
+    j["cpu_user_s"] = secs(usage_.ru_utime);
+    j["cpu_system_s"] = secs(usage_.ru_stime);
+  }
+  return j;
 }
 
 int run_command(const std::vector<std::string>& argv) {

@@ -3,6 +3,7 @@
 // report can carry ("was killed by signal 9 (Killed) (its stderr ends: ...)").
 #pragma once
 
+#include <sys/resource.h>
 #include <sys/types.h>
 
 #include <string>
@@ -38,6 +39,8 @@ class Child {
   int exit_code() const;  // -1 unless it exited normally
   // "exited with code 3" / "was killed by signal 9 (Killed)", and the last line of its stderr.
   std::string how_it_ended() const;
+  // name, pid, how it ended, its stderr file and, once reaped, the CPU time it used
+  // (cpu_user_s, cpu_system_s: how much of the host the instrument itself took).
   nlohmann::json to_json() const;
 
  private:
@@ -46,6 +49,7 @@ class Child {
   pid_t pid_ = -1;
   bool reaped_ = false;
   int status_ = 0;
+  rusage usage_{};  // of the process and its waited-for children, once reaped (wait4)
 };
 
 // Runs a command to completion (at most a minute), output discarded; its exit code, or -1.

@@ -13,8 +13,10 @@
 //   ep.post(...)                 // any time
 //   ep.poll(now)                 // receives what arrived, sends what is due
 //   ep.wait(ep.next_wakeup(), other_fd)   // sleeps until then, a datagram or other_fd
-// Waits: epoll_pwait2 with a nanosecond timeout and 1 ns timer slack, and a spin for the last
-// kSpinBelow, so pacing gaps of a few microseconds are kept (docs/guide/live.md).
+// Waits: epoll_pwait2 with a nanosecond timeout and 1 ns timer slack; a wakeup that comes late
+// (tens of microseconds on a VM) is caught up by polling the late QPs at the instants they
+// asked for, so the long-run pacing rate holds without spinning (docs/guide/live.md). An
+// optional spin for the last `spin_below` of a wait trades a CPU for microsecond gaps.
 #pragma once
 
 #include <netinet/in.h>
@@ -43,8 +45,17 @@ struct UdpEndpointConfig {
   std::string bind_address = "0.0.0.0";  // IPv4
   std::uint16_t port = 4791;             // 0: any free port (tests over loopback)
   std::uint16_t peer_port = 4791;        // where peers listen
-  int socket_buffer_bytes = 8 << 20;     // SO_SNDBUF / SO_RCVBUF (forced when root)
-  std::int64_t epoch_monotonic_ns = 0;   // CLOCK_MONOTONIC of run time 0 (clock.h RunTime)
+  // SO_SNDBUF / SO_RCVBUF (forced when root). The receive buffer is what holds arrivals while
+  // the endpoint waits for a CPU, and the kernel charges each datagram its buffer's true size
+  // (hundreds of bytes for an ACK, more than its payload). 8 MiB overflowed at 500 Mbit/s on a
+  // loaded 2-vCPU host (72,763 ACKs lost in one run, docs/guide/live.md); 32 MiB hold 4x that.
+  int socket_buffer_bytes = 32 << 20;
+  std::int64_t epoch_monotonic_ns = 0;  // CLOCK_MONOTONIC of run time 0 (clock.h RunTime)
+  // Waits shorter than this end in a spin on the clock instead of a timer. 0 (default): never
+  // spin. Spinning keeps gaps of a few microseconds exact but holds a CPU the whole time the
+  // endpoint is pacing, which on a 2-vCPU bench starves the emulator (its af_packet ring
+  // overflows) and the other endpoint (docs/guide/live.md "Pacing").
+  Duration spin_below{0};
 };
 
 // A message that arrived whole and in order at a receiving QP.
@@ -128,6 +139,9 @@ class UdpEndpoint {
                    Instant now);
   // Sends what the due QPs emit (only the receiving halves if `receivers_only`); true if any.
   bool send_due(Instant now, bool receivers_only);
+  // Polls one due QP from the instant it asked for (at most kCatchUp before `now`) up to `now`
+  // and queues what it emits; returns how many segments.
+  int emit(Slot& slot, std::uint32_t qp, Instant now);
   void collect(Slot& slot, std::uint32_t qp);
 
   UdpEndpointConfig cfg_;

@@ -6,8 +6,10 @@
 #  - both runs exit 0 and agreement.json exists;
 #  - live/sim ratios of the CCT p50 and p99 and of the collective goodput are within
 #    [0.85, 1.15] (issue 6: agreement within 15 %).
-# Needs root; takes /tmp/gw-bench.lock. Labels: cli;root;live. Registered DISABLED in
-# tests/CMakeLists.txt until it passes on the CI machine: see docs/guide/live.md "Sim and live".
+# Measured 1.01-1.02 (CCT) with a load average of 6-8 from other jobs (docs/guide/live.md "Sim
+# and live"); the 15 % band holds the random loss draws (~140 losses per WAN connection in
+# either run: their count varies by ~8 %, and each costs well under a per cent of the CCT).
+# Needs root; takes /tmp/gw-bench.lock. Labels: cli;root;live.
 # Usage: live_twin.sh GRADWALL SOURCE_DIR
 set -euo pipefail
 
