@@ -52,6 +52,10 @@ class SegmentPool {
     return h;
   }
   const Segment& at(std::uint64_t h) const { return slots_[h]; }
+  // The slot itself, for a holder that is the only one left (shared() false). It stays valid
+  // until the next put().
+  Segment& slot(std::uint64_t h) { return slots_[h]; }
+  bool shared(std::uint64_t h) const { return refs_[h] > 1; }
   void add_ref(std::uint64_t h) { ++refs_[h]; }
   void release(std::uint64_t h) {
     if (refs_[h] == 0) {
@@ -86,7 +90,7 @@ class SimHost final : public Wakeable {
   // Queue pair `slot` changed (a segment arrived, a message was posted): look at it again.
   void touch(std::uint32_t slot, Instant now) {
     requeue(slot, qps_[slot]->next_wakeup(), now);
-    if (!on_wire_) {
+    if (!busy_) {
       rearm(now);
     }
   }
@@ -113,7 +117,10 @@ class SimHost final : public Wakeable {
   std::vector<QueuePair*> qps_;
   IndexedHeap<Key> ready_;
   std::uint64_t next_seq_ = 0;
-  std::optional<Packet> on_wire_;
+  // The packet being serialized, while busy_. It is handed to the network from here (so
+  // busy_ is false while the network takes it: a delivery it causes may touch this host).
+  Packet wire_;
+  bool busy_ = false;
   Instant tx_done_ = kNever;
 };
 
@@ -173,7 +180,8 @@ class SimRun final : public fabric::Receiver, public Wakeable, public MessageSer
     ++accounting_.packets_sent;
     net_.send(from, std::move(p), now);
   }
-  Packet packet_of(const Segment& s, HostId from);
+  // The network packet carrying `s` from `from`, written over `p`.
+  void packet_of(const Segment& s, HostId from, Packet& p);
 
  private:
   SimHost& host(HostId h) { return *hosts_[region_first_[h.region] + h.index]; }
@@ -200,7 +208,8 @@ class SimRun final : public fabric::Receiver, public Wakeable, public MessageSer
   Timer tick_;
   std::vector<std::uint32_t> region_first_;
   std::vector<std::unique_ptr<SimHost>> hosts_;
-  std::deque<Flow> flows_;  // bulk/finite flows first, then connections as collectives open them
+  std::deque<Flow> flows_;      // bulk/finite flows first, then connections as collectives open them
+  std::vector<Flow*> flow_at_;  // flows_[i], without the deque's index arithmetic per packet
   std::size_t flow_count_ = 0;
   std::vector<HostId> rank_host_;
   std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>, std::size_t> connection_of_;
@@ -218,12 +227,11 @@ class SimRun final : public fabric::Receiver, public Wakeable, public MessageSer
 constexpr std::uint32_t kFirstQp = 0x100;
 
 void SimHost::wake(Instant now) {
-  if (on_wire_ && tx_done_ <= now) {
-    Packet p = std::move(*on_wire_);
-    on_wire_.reset();
-    run_->transmit(id_, std::move(p), now);
+  if (busy_ && tx_done_ <= now) {
+    busy_ = false;
+    run_->transmit(id_, std::move(wire_), now);
   }
-  while (!on_wire_ && !ready_.empty() && first_due() <= now) {
+  while (!busy_ && !ready_.empty() && first_due() <= now) {
     const std::uint32_t slot = ready_.top();
     QueuePair& qp = *qps_[slot];
     std::optional<Segment> s = qp.poll(now);
@@ -232,16 +240,16 @@ void SimHost::wake(Instant now) {
     // nanosecond later.
     requeue(slot, !s && next <= now ? now + Duration{1} : next, now);
     if (s) {
-      Packet p = run_->packet_of(*s, id_);
-      tx_done_ = now + nic_.transmit_time(p.size_bytes);
-      on_wire_ = std::move(p);
+      run_->packet_of(*s, id_, wire_);
+      tx_done_ = now + nic_.transmit_time(wire_.size_bytes);
+      busy_ = true;
     }
   }
   rearm(now);
 }
 
 void SimHost::rearm(Instant now) {
-  if (on_wire_) {
+  if (busy_) {
     timer_.arm(tx_done_);
   } else if (ready_.empty()) {
     timer_.cancel();
@@ -250,8 +258,8 @@ void SimHost::rearm(Instant now) {
   }
 }
 
-Packet SimRun::packet_of(const Segment& s, HostId from) {
-  Packet p;
+void SimRun::packet_of(const Segment& s, HostId from, Packet& p) {
+  p = Packet{};
   p.size_bytes = s.wire_bytes();
   p.handle = pool_.put(s);
   PacketHeaders& h = p.headers;
@@ -261,14 +269,13 @@ Packet SimRun::packet_of(const Segment& s, HostId from) {
   h.protocol = 17;
   h.src = net_.address(from);
   const auto [flow, is_sender] = qp_owner_[s.dst_qp - kFirstQp];
-  h.dst = net_.address(is_sender ? flows_[flow].src : flows_[flow].dst);
+  h.dst = net_.address(is_sender ? flow_at_[flow]->src : flow_at_[flow]->dst);
   h.src_port = static_cast<std::uint16_t>(0xC000 | (s.src_qp & 0x3FFF));
   h.dst_port = kRoceUdpPort;
   h.ecn = static_cast<gw::Ecn>(s.ecn);
   h.roce_opcode = s.opcode;
   h.roce_dest_qp = s.dst_qp;
   h.roce_psn = s.psn;
-  return p;
 }
 
 void SimRun::build_flows() {
@@ -321,6 +328,7 @@ void SimRun::build_flows() {
 Flow& SimRun::add_flow(const FlowSpec& spec, HostId src, HostId dst, const std::string& cc_name,
                        const cc::CcParams& params, bool connection) {
   Flow& f = flows_.emplace_back();
+  flow_at_.push_back(&f);  // a deque's elements stay where they are as it grows at the back
   f.spec = spec;
   f.id = static_cast<std::uint32_t>(flows_.size() - 1);
   f.src = src;
@@ -467,14 +475,24 @@ void SimRun::sample(Instant now) {
 
 void SimRun::receive(Instant now, Packet&& p) {
   ++accounting_.packets_received;
-  Segment s = pool_.at(p.handle);
-  pool_.release(p.handle);
   if (p.corrupt_bit != kNoCorruption) {
+    pool_.release(p.handle);
     ++accounting_.corrupted_discarded;  // the ICRC no longer matches: the NIC drops it
     return;
   }
+  // The segment is used in its pool slot, unless a duplicate made by the network still
+  // shares it: the fields set below belong to this copy alone. Nothing run from here puts a
+  // segment into the pool (only NIC wakeups make packets), so the slot stays put until it
+  // is released once the queue pair has taken the segment.
+  std::optional<Segment> copy;
+  const bool shared = pool_.shared(p.handle);
+  if (shared) {
+    copy.emplace(pool_.at(p.handle));
+    pool_.release(p.handle);
+  }
+  Segment& s = shared ? *copy : pool_.slot(p.handle);
   const auto [flow, is_sender] = qp_owner_[s.dst_qp - kFirstQp];
-  Flow& f = flows_[flow];
+  Flow& f = *flow_at_[flow];
   if (s.kind == transport::SegmentKind::kData) {
     one_way_delay_.record(ns_of(now - s.sent));
     s.ce = p.ce_marked || p.headers.ecn == gw::Ecn::kCe;
@@ -490,6 +508,9 @@ void SimRun::receive(Instant now, Packet&& p) {
   }
   QueuePair& qp = is_sender ? *f.sender : *f.receiver;
   qp.on_segment(now, s);
+  if (!shared) {
+    pool_.release(p.handle);
+  }
   after_event(f, is_sender, now);
   if (is_sender) {
     host(f.src).touch(f.sender_slot, now);

@@ -1,10 +1,25 @@
 #include "emulator/engine/incast_stage.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "emulator/engine/profile.h"
 
 namespace gw {
+
+namespace {
+
+// Mixes an address's two 64-bit halves (the finalizer of MurmurHash3's fmix64 over their
+// combination): every input bit reaches the low bits the table indexes with.
+std::size_t address_hash(std::uint64_t hi, std::uint64_t lo) {
+  std::uint64_t h = hi ^ (lo * 0x9E3779B97F4A7C15ULL);
+  h ^= h >> 33;
+  h *= 0xFF51AFD7ED558CCDULL;
+  h ^= h >> 33;
+  return static_cast<std::size_t>(h);
+}
+
+}  // namespace
 
 IncastStage::IncastStage(const IncastSettings& s, std::uint64_t /*seed*/, const std::string& /*stream*/) {
   // No random draws: bursts are deterministic in time. (The seed is taken for symmetry with
@@ -14,14 +29,31 @@ IncastStage::IncastStage(const IncastSettings& s, std::uint64_t /*seed*/, const 
 
 void IncastStage::set_settings(const IncastSettings& s) {
   s_ = s;
-  exact_.clear();
   prefixed_.clear();
+  std::size_t slots = 2;
+  while (slots < 2 * s_.ports.size()) {
+    slots *= 2;
+  }
+  exact_.assign(slots, ExactSlot{});
+  exact_mask_ = slots - 1;
   for (std::size_t i = 0; i < s_.ports.size(); ++i) {
-    if (s_.ports[i].match.length == 128) {
-      exact_.emplace(s_.ports[i].match.address, i);  // keeps the first of duplicates
-    } else {
+    if (s_.ports[i].match.length != 128) {
       prefixed_.push_back(i);
+      continue;
     }
+    const IpAddress& a = s_.ports[i].match.address;
+    if (exact_port(a) != kNoPort) {
+      continue;  // keeps the first of duplicates
+    }
+    std::uint64_t hi = 0;
+    std::uint64_t lo = 0;
+    std::memcpy(&hi, a.bytes.data(), 8);
+    std::memcpy(&lo, a.bytes.data() + 8, 8);
+    std::size_t k = address_hash(hi, lo) & exact_mask_;
+    while (exact_[k].port != kNoPort) {
+      k = (k + 1) & exact_mask_;
+    }
+    exact_[k] = ExactSlot{hi, lo, i};
   }
   ports_.resize(std::max(ports_.size(), s_.ports.size()));
   stats_.resize(ports_.size());
@@ -45,17 +77,22 @@ Instant IncastStage::first_start(const IncastBurstSettings& b, Instant after) co
   return t + b.period * k;
 }
 
-std::size_t IncastStage::AddressHash::operator()(const IpAddress& a) const {
-  std::uint64_t h = 1469598103934665603ULL;  // FNV-1a
-  for (const std::uint8_t b : a.bytes) {
-    h = (h ^ b) * 1099511628211ULL;
+std::size_t IncastStage::exact_port(const IpAddress& a) const {
+  std::uint64_t hi = 0;
+  std::uint64_t lo = 0;
+  std::memcpy(&hi, a.bytes.data(), 8);
+  std::memcpy(&lo, a.bytes.data() + 8, 8);
+  for (std::size_t k = address_hash(hi, lo) & exact_mask_;; k = (k + 1) & exact_mask_) {
+    const ExactSlot& e = exact_[k];
+    if (e.port == kNoPort || (e.hi == hi && e.lo == lo)) {
+      return e.port;
+    }
   }
-  return static_cast<std::size_t>(h);
 }
 
 int IncastStage::port_of(const IpAddress& dst) const {
-  const auto it = exact_.find(dst);
-  const std::size_t exact = it == exact_.end() ? s_.ports.size() : it->second;
+  const std::size_t found = exact_port(dst);
+  const std::size_t exact = found == kNoPort ? s_.ports.size() : found;
   for (const std::size_t i : prefixed_) {
     if (i > exact) {
       break;
@@ -95,6 +132,7 @@ void IncastStage::admit(Packet&& p, std::size_t port, Instant now, StageOutput& 
   }
 }
 
+// The port's next packet (the queue's front) goes on the wire, if there is one.
 void IncastStage::start(std::size_t port, Instant now) {
   Port& pt = ports_[port];
   if (pt.queue.empty()) {
@@ -102,13 +140,12 @@ void IncastStage::start(std::size_t port, Instant now) {
     pt.wire_done = kNever;
     return;
   }
-  pt.on_wire = std::move(pt.queue.front());
-  pt.queue.pop_discard();
-  pt.bytes -= pt.on_wire.size_bytes;
-  occupancy_ -= pt.on_wire.size_bytes;
+  const std::uint32_t size = pt.queue.front().size_bytes;
+  pt.bytes -= size;
+  occupancy_ -= size;
   pt.busy = true;
   const BitRate rate = port < s_.ports.size() ? s_.ports[port].rate : BitRate{};
-  pt.wire_done = now + rate.transmit_time(pt.on_wire.size_bytes);
+  pt.wire_done = now + rate.transmit_time(size);
   on_wire_.emplace(pt.wire_done, port);
 }
 
@@ -160,7 +197,7 @@ void IncastStage::pull(Instant now, StageOutput& out) {
     const std::size_t i = on_wire_.top().second;
     on_wire_.pop();
     Port& pt = ports_[i];
-    Packet p = std::move(pt.on_wire);
+    Packet p = pt.queue.pop_front();
     p.time = pt.wire_done;
     ++stats_[i].packets_out;
     start(i, now);
@@ -178,7 +215,7 @@ void IncastStage::pull(Instant now, StageOutput& out) {
 std::uint64_t IncastStage::held_packets() const {
   std::uint64_t n = 0;
   for (const Port& p : ports_) {
-    n += p.queue.size() + (p.busy ? 1 : 0);
+    n += p.queue.size();  // the packet on the wire included
   }
   return n;
 }

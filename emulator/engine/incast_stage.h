@@ -11,7 +11,6 @@
 #include <functional>
 #include <queue>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "core/ring.h"
@@ -44,10 +43,9 @@ class IncastStage final : public Stage {
 
  private:
   struct Port {
-    Ring<Packet> queue;
-    std::uint64_t bytes = 0;
+    Ring<Packet> queue;       // while busy, the front is the packet on the wire
+    std::uint64_t bytes = 0;  // queued, excluding the packet on the wire
     bool busy = false;
-    Packet on_wire;
     Instant wire_done = kNever;
   };
   struct BurstState {
@@ -71,11 +69,18 @@ class IncastStage final : public Stage {
   using WireEnd = std::pair<Instant, std::size_t>;
   std::priority_queue<WireEnd, std::vector<WireEnd>, std::greater<>> on_wire_;
   // Ports whose match is one whole address, by that address (the common case: one port per
-  // receiver); the other ports are tried in order. First match in profile order wins.
-  struct AddressHash {
-    std::size_t operator()(const IpAddress& a) const;
+  // receiver), in an open-addressing table (linear probing, at most half full) of the
+  // address's two 64-bit halves; the other ports are tried in order. First match in profile
+  // order wins.
+  struct ExactSlot {
+    std::uint64_t hi = 0;
+    std::uint64_t lo = 0;
+    std::size_t port = kNoPort;
   };
-  std::unordered_map<IpAddress, std::size_t, AddressHash> exact_;
+  static constexpr std::size_t kNoPort = static_cast<std::size_t>(-1);
+  std::size_t exact_port(const IpAddress& a) const;
+  std::vector<ExactSlot> exact_;
+  std::size_t exact_mask_ = 0;
   std::vector<std::size_t> prefixed_;
   std::vector<BurstState> bursts_;
   std::vector<IncastPortStats> stats_;

@@ -184,6 +184,22 @@ Network::Network(EventLoop& loop, const TopologySpec& spec, std::uint64_t seed, 
       hosts_by_v4_[host_v4(HostId{r, i})] = HostId{r, i};
     }
   }
+  // Flat tables with the map's contents (a later host with the same address wins in both).
+  bool flat = true;
+  for (const auto& [addr, host] : hosts_by_v4_) {
+    flat = flat && (addr >> 24) == 10 && ((addr >> 16) & 0xff) == host.region;
+  }
+  if (flat) {
+    by_v4_.resize(regions);
+    for (const auto& [addr, host] : hosts_by_v4_) {
+      std::vector<std::uint32_t>& t = by_v4_[host.region];
+      const std::uint32_t low = addr & 0xffff;
+      if (t.size() <= low) {
+        t.resize(low + 1, kNoHost);
+      }
+      t[low] = host.index;
+    }
+  }
   for (std::size_t w = 0; w < spec_.wan.size(); ++w) {
     const WanLinkSpec& link = spec_.wan[w];
     const std::string path = "$.topology.wan[" + std::to_string(w) + "].between";
@@ -283,7 +299,17 @@ IpAddress Network::address(HostId h) const {
 }
 
 bool Network::host_of(const IpAddress& a, HostId& out) const {
-  const auto it = hosts_by_v4_.find(v4_of(a));
+  const std::uint32_t v = v4_of(a);
+  if (!by_v4_.empty()) {
+    const std::uint32_t r = (v >> 16) & 0xff;
+    const std::uint32_t low = v & 0xffff;
+    if ((v >> 24) != 10 || r >= by_v4_.size() || low >= by_v4_[r].size() || by_v4_[r][low] == kNoHost) {
+      return false;
+    }
+    out = HostId{r, by_v4_[r][low]};
+    return true;
+  }
+  const auto it = hosts_by_v4_.find(v);
   if (it == hosts_by_v4_.end()) {
     return false;
   }
@@ -304,11 +330,11 @@ void Network::send(HostId from, Packet&& p, Instant now) {
 
 std::size_t Network::next_hop(std::size_t hop, const Packet& p) const {
   const Hop& h = *hops_[hop];
-  HostId to;
-  host_of(p.headers.dst, to);
   if (hop == downlink_[h.to_region]) {
     return kNone;  // the destination host
   }
+  HostId to;
+  host_of(p.headers.dst, to);
   const std::uint32_t here = h.to_region;
   if (here == to.region) {
     return downlink_[here];

@@ -141,6 +141,11 @@ class Network {
   // next_region_[a * R + d]: the region after a on the route from a to d.
   std::vector<std::uint32_t> next_region_;
   std::map<std::uint32_t, HostId> hosts_by_v4_;  // key: the IPv4 address as an integer
+  // The same map as flat tables, looked up per packet: when every host address is 10.X.Y.Z,
+  // by_v4_[X][Y * 256 + Z] is the host's index in region X (kNoHost: none). Empty otherwise
+  // (then the map answers).
+  static constexpr std::uint32_t kNoHost = 0xffffffff;
+  std::vector<std::vector<std::uint32_t>> by_v4_;
 };
 
 }  // namespace gw::fabric

@@ -23,6 +23,12 @@ enum class Ecn : std::uint8_t { kNotEct = 0, kEct1 = 1, kEct0 = 2, kCe = 3 };
 // a link model adds them if it wants line-level accuracy.
 inline constexpr std::uint32_t kFrameOverheadBytes = 14 + 20 + 8 + kBthSize + kIcrcSize + 4;
 
+// Frame size of a data packet with BTH `opcode` and `payload_bytes` (Segment::wire_bytes()).
+constexpr std::uint32_t data_wire_bytes(std::uint8_t opcode, std::uint32_t payload_bytes) {
+  return kFrameOverheadBytes + (has_reth(opcode) ? std::uint32_t{kRethSize} : 0U) + payload_bytes +
+         (4 - payload_bytes % 4) % 4;
+}
+
 struct Segment {
   SegmentKind kind = SegmentKind::kData;
   std::uint8_t opcode = 0;     // BTH opcode (rocev2.h)
@@ -65,8 +71,7 @@ struct Segment {
   std::uint32_t wire_bytes() const {
     switch (kind) {
       case SegmentKind::kData:
-        return kFrameOverheadBytes + (has_reth(opcode) ? std::uint32_t{kRethSize} : 0U) + payload_bytes +
-               (4 - payload_bytes % 4) % 4;
+        return data_wire_bytes(opcode, payload_bytes);
       case SegmentKind::kAck:
       case SegmentKind::kNak:
         return kFrameOverheadBytes + kAethSize + kAckExtFixedSize + kAckExtHopSize * hops().size();

@@ -58,11 +58,19 @@ std::optional<Sender::SentPacket> Sender::peek_new() const {
   p.payload = static_cast<std::uint32_t>(std::min<std::uint64_t>(cfg_.mtu_bytes, m.bytes - m.segmented));
   p.last = m.segmented + p.payload == m.bytes;
   p.opcode = data_opcode(cfg_.verb, m.segmented == 0, p.last);
-  Segment probe;
-  probe.opcode = p.opcode;
-  probe.payload_bytes = p.payload;
-  p.wire = probe.wire_bytes();
+  p.wire = data_wire_bytes(p.opcode, p.payload);
   return p;
+}
+
+std::uint32_t Sender::next_new_wire() const {
+  if (seg_msg_ >= msgs_.size() || snd_max_ - snd_una_ >= cfg_.max_outstanding_packets) {
+    return 0;
+  }
+  const OutMessage& m = msgs_[seg_msg_];
+  const auto payload =
+      static_cast<std::uint32_t>(std::min<std::uint64_t>(cfg_.mtu_bytes, m.bytes - m.segmented));
+  const bool last = m.segmented + payload == m.bytes;
+  return data_wire_bytes(data_opcode(cfg_.verb, m.segmented == 0, last), payload);
 }
 
 bool Sender::window_allows(std::uint32_t wire) const {
@@ -376,10 +384,8 @@ Instant Sender::next_wakeup() const {
   std::uint32_t wire = 0;
   if (!rtx_.empty()) {
     wire = sent_[rtx_.front() - snd_una_].wire;
-  } else if (const auto p = peek_new()) {
-    wire = p->wire;
-  } else {
-    return t;
+  } else if ((wire = next_new_wire()) == 0) {
+    return t;  // nothing to send
   }
   return window_allows(wire) ? std::min(t, next_send_) : t;
 }

@@ -80,6 +80,8 @@ class Sender {
   };
 
   std::optional<SentPacket> peek_new() const;
+  // The wire bytes of the packet peek_new() would cut, or 0 when it would cut none.
+  std::uint32_t next_new_wire() const;
   bool window_allows(std::uint32_t wire) const;
   Segment transmit(Instant now, std::uint64_t psn, bool retransmission, QpOutputs& out);
   void mark_delivered(SentPacket& p, QpOutputs& out);
