@@ -76,7 +76,7 @@ fabric::RegionSpec read_region(const JsonReader& r, bool relay) {
     r.finish();
     return reg;
   }
-  reg.hosts = static_cast<std::uint32_t>(r.integer("hosts", 1, 65536));
+  reg.hosts = static_cast<std::uint32_t>(r.integer("hosts", 1, 65535));  // addresses, network.cc
   const auto nic = r.rate("nic_rate");
   if (!nic || nic->unlimited()) {
     r.fail("nic_rate", "a region needs a NIC rate above 0 (e.g. \"100Gbit\")");

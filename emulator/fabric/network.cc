@@ -31,8 +31,12 @@ std::uint32_t v4_of(const IpAddress& a) {
          (std::uint32_t{a.bytes[14]} << 8) | std::uint32_t{a.bytes[15]};
 }
 
+// 10.R.x.y with x.y = index + 1: 10.R.0.1 .. 10.R.255.255 (scenario.cc allows 65,535 hosts
+// per region). Until 2026-12-03 the low byte was index % 256 + 1 OR'ed over index / 256, so
+// index 511 (and 1023, ...) carried index 255's address: packets for one host went to the
+// other, in regions of 512 hosts or more.
 std::uint32_t host_v4(HostId h) {
-  return (10U << 24) | (h.region << 16) | ((h.index / 256) << 8) | (h.index % 256 + 1);
+  return (10U << 24) | (h.region << 16) | ((h.index + 1) & 0xffffU);
 }
 
 // The region's link toward the WAN: a FIFO at the uplink rate with the region's buffer, then

@@ -35,12 +35,13 @@ IpAddress v4(std::uint8_t a, std::uint8_t b, std::uint8_t c, std::uint8_t d) {
   return x;
 }
 
-// 255 hosts keep every address distinct (10.R.0.1 .. 10.R.0.255); a relay POP has none.
+// Every address is distinct (10.R.0.1 .. 10.R.4.0 for 1,024 hosts: index 511 once shared
+// index 255's address); a relay POP has none.
 TEST(NetworkLookup, EveryHostAddressLeadsBackToItsHost) {
   EventLoop loop;
   Nothing rx;
   TopologySpec t;
-  t.regions = {region("a", 255), region("pop", 0), region("b", 3)};
+  t.regions = {region("a", 1024), region("pop", 0), region("b", 3)};
   for (const auto& [x, y] : {std::pair{"a", "pop"}, std::pair{"pop", "b"}}) {
     WanLinkSpec w;
     w.a = x;
