@@ -86,32 +86,29 @@ nlohmann::json root_link(const std::string& dev) {
   return out;
 }
 
-std::uint64_t num(const nlohmann::json& j, const char* a, const char* b, const char* c = nullptr) {
+// j[a][b][c] (c optional), or nullptr when a key is missing.
+const nlohmann::json* at_path(const nlohmann::json& j, const char* a, const char* b, const char* c) {
   const nlohmann::json* p = &j;
   for (const char* k : {a, b, c}) {
     if (k == nullptr) {
       break;
     }
     if (!p->is_object() || !p->contains(k)) {
-      return 0;
+      return nullptr;
     }
     p = &p->at(k);
   }
-  return p->is_number_unsigned() || p->is_number_integer() ? p->get<std::uint64_t>() : 0;
+  return p;
+}
+
+std::uint64_t num(const nlohmann::json& j, const char* a, const char* b, const char* c = nullptr) {
+  const nlohmann::json* p = at_path(j, a, b, c);
+  return p != nullptr && (p->is_number_unsigned() || p->is_number_integer()) ? p->get<std::uint64_t>() : 0;
 }
 
 std::int64_t signed_num(const nlohmann::json& j, const char* a, const char* b, const char* c = nullptr) {
-  const nlohmann::json* p = &j;
-  for (const char* k : {a, b, c}) {
-    if (k == nullptr) {
-      break;
-    }
-    if (!p->is_object() || !p->contains(k)) {
-      return 0;
-    }
-    p = &p->at(k);
-  }
-  return p->is_number() ? p->get<std::int64_t>() : 0;
+  const nlohmann::json* p = at_path(j, a, b, c);
+  return p != nullptr && p->is_number() ? p->get<std::int64_t>() : 0;
 }
 
 }  // namespace

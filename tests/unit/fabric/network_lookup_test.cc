@@ -7,6 +7,7 @@
 
 #include "emulator/engine/netem.h"
 #include "emulator/fabric/network.h"
+#include "tests/unit/engine/sink_for_tests.h"
 
 namespace gw::fabric {
 namespace {
@@ -24,16 +25,7 @@ RegionSpec region(const std::string& name, std::uint32_t hosts) {
   return r;
 }
 
-IpAddress v4(std::uint8_t a, std::uint8_t b, std::uint8_t c, std::uint8_t d) {
-  IpAddress x;
-  x.bytes[10] = 0xff;
-  x.bytes[11] = 0xff;
-  x.bytes[12] = a;
-  x.bytes[13] = b;
-  x.bytes[14] = c;
-  x.bytes[15] = d;
-  return x;
-}
+using gw::testing::v4;
 
 // Every address is distinct (10.R.0.1 .. 10.R.4.0 for 1,024 hosts: index 511 once shared
 // index 255's address); a relay POP has none.
