@@ -62,9 +62,17 @@ fi
 http 401 "GET /stats without a token" "$url/stats"
 http 401 "GET /stats with a wrong token" -H "Authorization: Bearer x$token" "$url/stats"
 http 401 "POST /profile without a token" --data-binary @good.json "$url/profile"
-http 200 "GET /stats" -H "Authorization: Bearer $token" "$url/stats"
-"$PY" -c 'import json; s=json.load(open("body.txt")); assert s["a_to_b"]["received"] >= 1 and s["final"] is False' ||
-  fail "GET /stats: not the live counters: $(<body.txt)"
+# The lanes publish their counters every 100 ms (ForwarderOptions::publish_interval), so the
+# ping that proved forwarding may not be in /stats yet: poll for up to ~2 s (20 intervals).
+live_counters() {
+  "$PY" -c 'import json; s=json.load(open("body.txt")); assert s["a_to_b"]["received"] >= 1 and s["final"] is False'
+}
+for _ in $(seq 1 20); do
+  http 200 "GET /stats" -H "Authorization: Bearer $token" "$url/stats"
+  live_counters 2>/dev/null && break
+  sleep 0.1
+done
+live_counters || fail "GET /stats: not the live counters: $(<body.txt)"
 
 http 400 "POST /profile (bad)" -H "Authorization: Bearer $token" --data-binary @bad.json "$url/profile"
 grep -q 'a_to_b.loss.p' body.txt || fail "the 400 should carry the validation message: $(<body.txt)"
