@@ -31,7 +31,8 @@ const Command kCommands[] = {
      cmd_run},
     {"compare", "compare two runs (report.json or result.json); exit 1 on a regression", cmd_compare},
     {"sweep", "run a grid of a scenario's settings; one comparison report", cmd_sweep},
-    {"endpoint", nullptr, cmd_endpoint},  // hidden: one side of a live run (live_runner.h)
+    {"endpoint", nullptr, cmd_endpoint},          // hidden: one side of a live run (live_runner.h)
+    {"endpoint-tcp", nullptr, cmd_endpoint_tcp},  // hidden: one side of a kernel-TCP baseline run
 };
 
 void usage(std::ostream& os) {

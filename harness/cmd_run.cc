@@ -1,5 +1,6 @@
 // `gradwall run SCENARIO.json [--out DIR] [--mode sim] [--seed S]`: runs a scenario and writes
 // DIR/result.json (and, as they land, the reports). docs/guide/run.md.
+#include <algorithm>
 #include <boost/program_options.hpp>
 #include <chrono>
 #include <cstdio>
@@ -11,6 +12,8 @@
 #include <sstream>
 
 #include "core/errors.h"
+#include "core/units.h"
+#include "generators/endpoints/ibverbs_devices.h"
 #include "harness/cli.h"
 #include "harness/commands.h"
 #include "harness/live_runner.h"
@@ -140,6 +143,165 @@ Scenario ideal_of(const Scenario& s) {
   return ideal;
 }
 
+// --baselines / --max-pacing-rate (live mode): kernel TCP runs of the same scenario.
+struct LiveBaselines {
+  std::vector<std::string> names;
+  std::uint64_t max_pacing_rate_bps = 0;
+};
+
+LiveBaselines parse_baselines(const po::variables_map& vm, const std::string& mode) {
+  LiveBaselines b;
+  if (vm.count("baselines")) {
+    if (mode != "live") {
+      throw InputError("--baselines", "", "kernel TCP baselines run beside a live run: use --mode live");
+    }
+    std::stringstream list(vm["baselines"].as<std::string>());
+    for (std::string name; std::getline(list, name, ',');) {
+      if (std::find(b.names.begin(), b.names.end(), name) != b.names.end()) {
+        throw InputError("--baselines", "", "\"" + name + "\" is listed twice");
+      }
+      check_tcp_congestion_control("--baselines", name);  // exit 2: unknown or not allowed
+      b.names.push_back(name);
+    }
+    if (b.names.empty()) {
+      throw InputError("--baselines", "", "give congestion controls, e.g. cubic,bbr");
+    }
+  }
+  if (vm.count("max-pacing-rate")) {
+    const std::string text = vm["max-pacing-rate"].as<std::string>();
+    const std::optional<BitRate> rate = parse_rate(text);
+    if (b.names.empty()) {
+      throw InputError("--max-pacing-rate", "", "paces the kernel TCP baselines: give --baselines too");
+    }
+    if (!rate || rate->unlimited() || rate->bps < 8) {
+      throw InputError("--max-pacing-rate", "",
+                       "a rate such as 45Mbit (at least 8bit), got \"" + text + "\"");
+    }
+    b.max_pacing_rate_bps = rate->bps;
+  }
+  return b;
+}
+
+// A pair "X,Y" of an option.
+std::array<std::string, 2> pair_of(const po::variables_map& vm, const char* option) {
+  const std::string text = vm[option].as<std::string>();
+  const auto comma = text.find(',');
+  if (comma == std::string::npos || comma == 0 || comma + 1 == text.size() ||
+      text.find(',', comma + 1) != std::string::npos) {
+    throw InputError(std::string("--") + option, "", "two names separated by a comma, got \"" + text + "\"");
+  }
+  return {text.substr(0, comma), text.substr(comma + 1)};
+}
+
+// --ports IF_A,IF_B with --endpoint-netns NS_A,NS_B (checked further by run_live: live_ports.h).
+void set_ports(const po::variables_map& vm, LiveOptions& o) {
+  if (!vm.count("ports")) {
+    if (vm.count("endpoint-netns")) {
+      throw InputError("--endpoint-netns", "", "goes with --ports IF_A,IF_B");
+    }
+    return;
+  }
+  if (!vm.count("endpoint-netns")) {
+    throw InputError(
+        "--ports", "",
+        "say where the endpoints run: --endpoint-netns NS_A,NS_B (namespaces on this host holding "
+        "the far ends of the two links; endpoints on remote cluster hosts are not supported yet)");
+  }
+  o.ports = pair_of(vm, "ports");
+  o.endpoint_netns = pair_of(vm, "endpoint-netns");
+  o.bench = "ports";
+}
+
+// Runs the scenario once per baseline (OUT/baseline-tcp-NAME/result.json) and returns the
+// comparison table: the user-space run first, then each kernel TCP run. A baseline that
+// cannot run (environment) is a row with its error; the other rows still run.
+nlohmann::json run_baselines(const Scenario& scenario, const LiveOptions& base, const std::string& out,
+                             const LiveBaselines& b, const nlohmann::json& main_result) {
+  nlohmann::json rows = nlohmann::json::array();
+  nlohmann::json own = stack_summary("gradwall " + scenario.transport.cc + " (user space)", main_result);
+  own["congestion_control"] = {scenario.transport.cc};
+  own["result_file"] = (fs::path(out) / "result.json").string();
+  rows.push_back(own);
+  for (const std::string& name : b.names) {
+    const fs::path dir = fs::path(out) / ("baseline-tcp-" + name);
+    std::cerr << "live: kernel TCP baseline " << name << " into " << dir.string() << "\n";
+    LiveOptions o = base;
+    o.work_dir = (dir / "live").string();
+    o.tcp_cc = name;
+    o.max_pacing_rate_bps = b.max_pacing_rate_bps;
+    try {
+      const LiveRun run = run_live(scenario, o);
+      nlohmann::json r = to_json(run.result);
+      add_live_result(r, run);
+      write_atomically(dir / "result.json", r.dump(1) + "\n");
+      nlohmann::json row = stack_summary("kernel tcp " + name, r);
+      row["result_file"] = (dir / "result.json").string();
+      rows.push_back(row);
+    } catch (const EnvironmentError& e) {
+      rows.push_back({{"stack", "kernel tcp " + name},
+                      {"endpoint_kind", "tcp"},
+                      {"completed", false},
+                      {"faults", {std::string(e.what())}}});
+    }
+  }
+  return rows;
+}
+
+// A `tcp_baselines` check: every baseline completed every op, without faults, every byte
+// read that was written. The table itself goes into report.json for the writers.
+void add_baseline_checks(nlohmann::json& report, const nlohmann::json& result) {
+  if (!result.contains("tcp_baselines")) {
+    return;
+  }
+  report["tcp_baselines"] = result["tcp_baselines"];
+  std::string reason;
+  std::size_t bad = 0;
+  for (const nlohmann::json& row : result["tcp_baselines"]) {
+    if (row.value("endpoint_kind", "") != "tcp") {
+      continue;
+    }
+    const bool ok = row.value("completed", false) && row.value("faults", nlohmann::json::array()).empty() &&
+                    row.value("bytes_balanced", false);
+    if (!ok) {
+      ++bad;
+      reason += (reason.empty() ? "" : "; ") + row.value("stack", std::string()) + ": " +
+                (row.value("faults", nlohmann::json::array()).empty()
+                     ? std::string(row.value("completed", false) ? "bytes not balanced" : "did not complete")
+                     : row["faults"].dump());
+    }
+  }
+  report["checks"].push_back(
+      {{"name", "tcp_baselines"},
+       {"passed", bad == 0},
+       {"measured", bad},
+       {"limit", 0},
+       {"reason", bad == 0 ? "every kernel TCP baseline completed with every byte read" : reason}});
+  if (bad > 0) {
+    report["verdict"] = "fail";
+  }
+}
+
+void print_baselines(const nlohmann::json& rows, std::ostream& os) {
+  os << "\n"
+     << std::left << std::setw(34) << "stack" << std::setw(12) << "TCP_INFO cc" << std::right << std::setw(8)
+     << "ops" << std::setw(14) << "CCT p50 ms" << std::setw(14) << "CCT p99 ms" << std::setw(15)
+     << "goodput Mb/s" << std::setw(13) << "retransmits"
+     << "\n";
+  for (const nlohmann::json& r : rows) {
+    std::string cc;
+    for (const nlohmann::json& c : r.value("congestion_control", nlohmann::json::array())) {
+      cc += (cc.empty() ? "" : ",") + c.get<std::string>();
+    }
+    os << std::left << std::setw(34) << r.value("stack", std::string()) << std::setw(12)
+       << (r.value("endpoint_kind", "") == "tcp" ? cc : "-") << std::right << std::setw(8)
+       << (std::to_string(r.value("ops_completed", 0)) + "/" + std::to_string(r.value("ops", 0)))
+       << std::setw(14) << ms(static_cast<std::int64_t>(r.value("cct_p50_ns", 0.0))) << std::setw(14)
+       << ms(static_cast<std::int64_t>(r.value("cct_p99_ns", 0.0))) << std::setw(15)
+       << mbps(static_cast<std::uint64_t>(r.value("goodput_bps", 0.0))) << std::setw(13)
+       << r.value("retransmits", std::uint64_t{0}) << "\n";
+  }
+}
+
 }  // namespace
 
 int cmd_run(const Args& args) {
@@ -150,14 +312,29 @@ int cmd_run(const Args& args) {
   std::string out = "gradwall-out";
   std::string mode = "sim";
   std::string bench = "netns";
+  std::string endpoint_io = "udp";
   opts.add_options()("help,h", "this help")("out", po::value<std::string>(&out)->default_value(out),
                                             "output folder (created)")(
       "mode", po::value<std::string>(&mode)->default_value(mode),
       "sim (virtual time), live (real packets through gradwall emu; root; docs/guide/live.md) or both")(
       "bench", po::value<std::string>(&bench)->default_value(bench),
-      "live: the lab bench (netns: ci/bench-netns)")("seed", po::value<std::string>(),
-                                                     "random seed, overrides the scenario's")(
-      "quiet,q", "no summary on stdout")("scenario", po::value<std::string>(), "scenario file");
+      "live: the lab bench (netns: ci/bench-netns)")(
+      "seed", po::value<std::string>(), "random seed, overrides the scenario's")("quiet,q",
+                                                                                 "no summary on stdout")(
+      "baselines", po::value<std::string>(),
+      "live: after the run, run the scenario again once per kernel TCP congestion control in this "
+      "comma-separated list (e.g. cubic,bbr) and compare (docs/guide/live.md)")(
+      "endpoints", po::value<std::string>(&endpoint_io)->default_value(endpoint_io),
+      "live: udp (UDP sockets), dpdk (DPDK af_packet ports) or ibverbs (RDMA devices; docs/guide/live.md)")(
+      "ports", po::value<std::string>(),
+      "live: IF_A,IF_B: the emulator forwards between these two interfaces instead of the namespace "
+      "bench; give --endpoint-netns too (docs/guide/live.md)")(
+      "endpoint-netns", po::value<std::string>(),
+      "live with --ports: NS_A,NS_B: the network namespaces the endpoints run in (each with one IPv4 "
+      "address on the link toward its port)")(
+      "max-pacing-rate", po::value<std::string>(),
+      "live baselines: SO_MAX_PACING_RATE of every kernel TCP socket (e.g. 45Mbit; overrides the "
+      "scenario's transport.max_pacing_rate)")("scenario", po::value<std::string>(), "scenario file");
   po::positional_options_description pos;
   pos.add("scenario", 1);
   const auto vm = parse(args, opts, pos);
@@ -172,11 +349,30 @@ int cmd_run(const Args& args) {
     throw InputError("--mode", "", "\"sim\", \"live\" or \"both\", got \"" + mode + "\"");
   }
   Scenario scenario = load_scenario(vm["scenario"].as<std::string>());
+  LiveBaselines baselines = parse_baselines(vm, mode);
+  if (baselines.max_pacing_rate_bps == 0) {  // the scenario's transport.max_pacing_rate, if any
+    baselines.max_pacing_rate_bps = scenario.transport.max_pacing_rate.bps;
+  }
+  if ((vm.count("ports") || vm.count("endpoint-netns")) && mode != "live") {
+    throw InputError(vm.count("ports") ? "--ports" : "--endpoint-netns", "", "goes with --mode live");
+  }
+  if (endpoint_io != "udp" && endpoint_io != "dpdk" && endpoint_io != "ibverbs") {
+    throw InputError("--endpoints", "", "\"udp\", \"dpdk\" or \"ibverbs\", got \"" + endpoint_io + "\"");
+  }
+  if (endpoint_io == "ibverbs" && mode != "sim") {  // before anything of the bench starts
+    if (endpoints::list_ibverbs_devices().empty()) {
+      throw EnvironmentError(endpoints::no_rdma_devices_message());
+    }
+    throw EnvironmentError(
+        "--endpoints ibverbs: the verbs data path is not implemented yet (gradwall endpoint "
+        "--io ibverbs --list-devices shows the devices); use --endpoints udp or dpdk");
+  }
   if (mode == "both") {  // live_runner.h: a sim and a live run, and their agreement
     check_live_scenario(scenario);
     return run_twin(vm["scenario"].as<std::string>(), out,
-                    vm.count("seed") ? Args{"--seed", vm["seed"].as<std::string>(), "--bench", bench}
-                                     : Args{"--bench", bench});
+                    vm.count("seed") ? Args{"--seed", vm["seed"].as<std::string>(), "--bench", bench,
+                                            "--endpoints", endpoint_io}
+                                     : Args{"--bench", bench, "--endpoints", endpoint_io});
   }
   if (vm.count("seed")) {
     scenario.seed = parse_seed_option(vm["seed"].as<std::string>());
@@ -188,14 +384,22 @@ int cmd_run(const Args& args) {
   }
   const auto wall_start = std::chrono::steady_clock::now();
   std::optional<LiveRun> live;
+  LiveOptions lo;
   if (mode == "live") {
-    live = run_live(scenario, LiveOptions{bench, (fs::path(out) / "live").string()});
+    lo.bench = bench;
+    lo.work_dir = (fs::path(out) / "live").string();
+    set_ports(vm, lo);
+    lo.endpoints = endpoint_io;
+    live = run_live(scenario, lo);
   }
   const SimResult result = live ? live->result : run_sim(scenario);
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   nlohmann::json result_json = to_json(result);
   if (live) {
     add_live_result(result_json, *live);
+    if (!baselines.names.empty()) {
+      result_json["tcp_baselines"] = run_baselines(scenario, lo, out, baselines, result_json);
+    }
   }
   if (scenario.workload.kind != "flows") {
     // slowdown_vs_ideal: the same job on the same topology with every WAN link reduced to its
@@ -215,6 +419,7 @@ int cmd_run(const Args& args) {
   nlohmann::json report = reports::build_report(result_json, result_path.string());
   if (live) {
     add_live_checks(report, *live);
+    add_baseline_checks(report, result_json);
     for (const std::string& f : live->faults) {
       std::cerr << "live: fault: " << f << "\n";
     }
@@ -229,6 +434,9 @@ int cmd_run(const Args& args) {
     print_summary(result, std::cout);
     if (!result.collectives.empty()) {
       std::cout << "\n" << reports::nccl_table(report);
+    }
+    if (result_json.contains("tcp_baselines")) {
+      print_baselines(result_json["tcp_baselines"], std::cout);
     }
     print_checks(report, std::cout);
     std::cout << "\nwrote";

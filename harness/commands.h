@@ -20,7 +20,8 @@ int cmd_emu(const Args& args);
 int cmd_run(const Args& args);
 int cmd_compare(const Args& args);
 int cmd_sweep(const Args& args);
-int cmd_endpoint(const Args& args);  // hidden: started by run --mode live
+int cmd_endpoint(const Args& args);      // hidden: started by run --mode live
+int cmd_endpoint_tcp(const Args& args);  // hidden: started by run --mode live --baselines
 
 // A --seed value: decimal digits only (so "-1" is an error, not 2^64 - 1).
 std::uint64_t parse_seed_option(const std::string& text);

@@ -192,8 +192,11 @@ void add_host_drops(const nlohmann::json& delta, const std::array<nlohmann::json
       continue;
     }
     const nlohmann::json& d = delta.at(s.label);
-    // Accepted by the socket (the endpoint counted it sent) but never transmitted.
-    if (stats[i].is_object() && d.contains("udp")) {
+    // Accepted by the socket (the endpoint counted it sent) but never transmitted. Not for a
+    // DPDK endpoint ("io": "dpdk"): its frames bypass the kernel's UDP stack, and what its port
+    // refused it counts itself (send_dropped).
+    if (stats[i].is_object() && d.contains("udp") &&
+        stats[i].value("counters", nlohmann::json::object()).value("io", "udp") == "udp") {
       const auto sent = static_cast<std::int64_t>(num(stats[i], "counters", "datagrams_sent"));
       add(host + "/not_transmitted", sent - signed_num(d, "udp", "OutDatagrams"));
     }

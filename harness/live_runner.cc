@@ -18,6 +18,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <tuple>
 
@@ -31,7 +32,9 @@
 #include "generators/transport/segment.h"
 #include "harness/collective_driver.h"
 #include "harness/live_host_counters.h"
+#include "harness/live_ports.h"
 #include "harness/live_process.h"
+#include "harness/live_series.h"
 #include "harness/sim_runner.h"
 
 namespace gw {
@@ -66,13 +69,6 @@ std::string floating_lcore() {
   const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
   return cpus > 1 ? "--lcores=0@(0-" + std::to_string(cpus - 1) + ")" : "--lcores=0@(0)";
 }
-
-struct Side {
-  std::string netns;
-  std::string address;
-  std::string veth;  // the emulator's port toward this side
-};
-const Side kSides[2] = {{"gw-a", "198.18.0.1", "gw-a-emu"}, {"gw-b", "198.18.0.2", "gw-b-emu"}};
 
 std::atomic<int> g_interrupted{0};
 extern "C" void on_interrupt(int sig) {
@@ -210,8 +206,8 @@ coll::AlphaBeta alpha_beta(const Scenario& s, const Profile& p) {
 
 class Coordinator final : public MessageService {
  public:
-  Coordinator(coll::Placement placement, std::vector<LineChannel*> channels)
-      : placement_(std::move(placement)), channels_(std::move(channels)) {}
+  Coordinator(coll::Placement placement, std::vector<LineChannel*> channels, std::array<LiveSide, 2> sides)
+      : placement_(std::move(placement)), channels_(std::move(channels)), sides_(std::move(sides)) {}
 
   std::uint64_t send(std::uint32_t src, std::uint32_t dst, std::uint32_t channel, std::uint64_t bytes,
                      Instant now) override {
@@ -226,7 +222,7 @@ class Coordinator final : public MessageService {
     const std::uint32_t side = placement_.region[src];
     channels_[side]->send({{"t", "send"},
                            {"qp", qp},
-                           {"peer", kSides[placement_.region[dst]].address},
+                           {"peer", sides_[placement_.region[dst]].address},
                            {"msg", id},
                            {"bytes", bytes}});
     return id;
@@ -236,6 +232,7 @@ class Coordinator final : public MessageService {
  private:
   coll::Placement placement_;
   std::vector<LineChannel*> channels_;
+  std::array<LiveSide, 2> sides_;
   std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>, std::uint32_t> connection_of_;
   std::uint64_t next_message_ = 0;
 };
@@ -312,9 +309,12 @@ nlohmann::json percentiles_of(const Percentiles& p) {
           {"p90", p.p90},     {"p99", p.p99},   {"p999", p.p999}, {"max", p.max}};
 }
 
+// `tcp`: kernel TCP endpoints. They send no datagrams of their own and TCP retransmits what
+// the emulator drops, so drops are shown per hop but not booked in the datagram accounting
+// (which stays 0 = 0); the bytes are balanced instead (live.tcp, tcp_bytes_balanced).
 void fill_counters(const std::array<nlohmann::json, 2>& stats, const nlohmann::json& emu_stats,
-                   const nlohmann::json& host_delta, const std::array<std::string, 2>& regions,
-                   SimResult& r) {
+                   const nlohmann::json& host_delta, const std::array<std::string, 2>& regions, bool tcp,
+                   bool host_counters, SimResult& r) {
   for (const nlohmann::json& s : stats) {
     if (s.is_null()) {
       continue;
@@ -334,6 +334,8 @@ void fill_counters(const std::array<nlohmann::json, 2>& stats, const nlohmann::j
         const nlohmann::json& st = q.at("stats");
         r.transport.packets_sent += st.value("data_packets_sent", std::uint64_t{0});
         r.transport.retransmits += st.value("retransmitted_packets", std::uint64_t{0});
+        r.transport.packets_sent += st.value("tcpi_data_segs_out", std::uint64_t{0});  // TCP_INFO
+        r.transport.retransmits += st.value("tcpi_total_retrans", std::uint64_t{0});
         r.transport.timeouts += st.value("timeouts", std::uint64_t{0});
       }
     }
@@ -358,7 +360,9 @@ void fill_counters(const std::array<nlohmann::json, 2>& stats, const nlohmann::j
         const auto v = n.get<std::uint64_t>();
         if (v > 0) {
           h.dropped[cause] = v;
-          r.accounting.dropped[h.name + "/" + cause] += v;
+          if (!tcp) {
+            r.accounting.dropped[h.name + "/" + cause] += v;
+          }
         }
       }
     }
@@ -367,7 +371,9 @@ void fill_counters(const std::array<nlohmann::json, 2>& stats, const nlohmann::j
   }
   // What the hosts dropped on the way (live_host_counters.h); what is left neither arrived
   // nor was dropped anywhere we can see: in flight when the endpoints and the emulator stopped.
-  add_host_drops(host_delta, stats, emu_stats, regions, r.accounting);
+  if (!tcp && host_counters) {
+    add_host_drops(host_delta, stats, emu_stats, regions, r.accounting);
+  }
   std::uint64_t dropped = 0;
   for (const auto& [cause, n] : r.accounting.dropped) {
     dropped += n;
@@ -375,6 +381,38 @@ void fill_counters(const std::array<nlohmann::json, 2>& stats, const nlohmann::j
   const std::uint64_t in = r.accounting.packets_sent + r.accounting.duplicates_made;
   const std::uint64_t out = r.accounting.packets_received + dropped;
   r.accounting.in_flight_at_end = in > out ? in - out : 0;
+}
+
+// result.json's live.tcp for a kernel TCP baseline: what was asked for, what TCP_INFO says
+// the kernel ran, and the byte balance (written = read once every message was delivered).
+nlohmann::json tcp_section(const LiveOptions& o, const std::array<nlohmann::json, 2>& stats, bool completed) {
+  std::uint64_t written = 0;
+  std::uint64_t read = 0;
+  std::uint64_t retrans = 0;
+  std::uint64_t bytes_retrans = 0;
+  std::set<std::string> seen;
+  for (const nlohmann::json& s : stats) {
+    if (!s.is_object()) {
+      continue;
+    }
+    written += s.at("counters").value("bytes_written", std::uint64_t{0});
+    read += s.at("counters").value("bytes_read", std::uint64_t{0});
+    for (const nlohmann::json& q : s.at("qps")) {
+      if (q.value("sending", false)) {
+        seen.insert(q.value("congestion_control", ""));
+        retrans += q.at("stats").value("tcpi_total_retrans", std::uint64_t{0});
+        bytes_retrans += q.at("stats").value("tcpi_bytes_retrans", std::uint64_t{0});
+      }
+    }
+  }
+  return {{"congestion_control", o.tcp_cc},
+          {"congestion_control_seen", seen},
+          {"max_pacing_rate_bps", o.max_pacing_rate_bps},
+          {"bytes_written", written},
+          {"bytes_read", read},
+          {"balanced", completed && written == read && stats[0].is_object() && stats[1].is_object()},
+          {"retransmits", retrans},
+          {"bytes_retransmitted", bytes_retrans}};
 }
 
 }  // namespace
@@ -408,19 +446,24 @@ void check_live_scenario(const Scenario& s) {
 
 LiveRun run_live(const Scenario& scenario, const LiveOptions& options) {
   check_live_scenario(scenario);
-  if (options.bench != "netns") {
+  const bool ports = !options.ports[0].empty();
+  if (options.bench != "netns" && !(ports && options.bench == "ports")) {
     throw InputError("--bench", "",
                      "only \"netns\" (ci/bench-netns) is supported, got \"" + options.bench + "\"");
   }
   if (geteuid() != 0) {
     throw EnvironmentError("live mode needs root (network namespaces, af_packet ports for the emulator)");
   }
+  // The namespace bench, or the given ports with the endpoints in the given namespaces.
+  const std::array<LiveSide, 2> sides =
+      ports ? port_sides(options.ports, options.endpoint_netns) : netns_bench_sides();
   const fs::path work = fs::absolute(options.work_dir);
   fs::create_directories(work);
   const std::string self = fs::read_symlink("/proc/self/exe").string();
   const std::string scenario_file = fs::absolute(scenario.file).string();
   std::array<std::string, 2> regions{scenario.topology.regions[0].name, scenario.topology.regions[1].name};
 
+  const bool tcp = !options.tcp_cc.empty();
   LiveRun run;
   // The coordinator times the ops (it starts each step when the previous one is reported
   // delivered): it runs at the instruments' priority too while the run lasts.
@@ -439,28 +482,36 @@ LiveRun run_live(const Scenario& scenario, const LiveOptions& options) {
   const Profile profile = emu_profile(scenario);
   const fs::path profile_file = work / "emu-profile.json";
   std::ofstream(profile_file) << profile_to_json(profile).dump(2) << "\n";
-  td.script = bench_script();
-  td.bench_ours = !bench_is_up();
-  if (run_command({td.script, "up"}) != 0) {
-    throw EnvironmentError("live mode: " + td.script + " up failed");
+  if (ports) {  // the user's interfaces: up, nothing else changed
+    for (const LiveSide& side : sides) {
+      if (run_command({"ip", "link", "set", side.port, "up"}) != 0) {
+        throw EnvironmentError("live mode: cannot bring " + side.port + " up");
+      }
+    }
+  } else {
+    td.script = bench_script();
+    td.bench_ours = !bench_is_up();
+    if (run_command({td.script, "up"}) != 0) {
+      throw EnvironmentError("live mode: " + td.script + " up failed");
+    }
   }
-  const nlohmann::json hosts_before = read_host_counters();
+  // The hosts' counters are read on the namespace bench only (live_host_counters.h).
+  const nlohmann::json hosts_before = ports ? nlohmann::json::object() : read_host_counters();
   td.dpdk_prefix = "gw-live-" + std::to_string(getpid());
   td.emu = std::make_unique<Child>(
       "emu",
-      std::vector<std::string>{
-          "nice", "-n", kPriority, self, "emu", "--profile", profile_file.string(), "--stats-json",
-          (work / "emu-stats.json").string(), "--", "--no-huge", "-m", "512", "--no-pci",
-          "--file-prefix=" + td.dpdk_prefix, floating_lcore(),
-          "--vdev=net_af_packet0,iface=" + std::string(kSides[0].veth) + ",framecnt=" + kRingFrames,
-          "--vdev=net_af_packet1,iface=" + std::string(kSides[1].veth) + ",framecnt=" + kRingFrames},
+      std::vector<std::string>{"nice", "-n", kPriority, self, "emu", "--profile", profile_file.string(),
+                               "--stats-json", (work / "emu-stats.json").string(), "--", "--no-huge", "-m",
+                               "512", "--no-pci", "--file-prefix=" + td.dpdk_prefix, floating_lcore(),
+                               "--vdev=net_af_packet0,iface=" + sides[0].port + ",framecnt=" + kRingFrames,
+                               "--vdev=net_af_packet1,iface=" + sides[1].port + ",framecnt=" + kRingFrames},
       (work / "emu.out").string(), (work / "emu.err").string());
   std::cerr << "live: emu started (pid " << td.emu->pid() << "), profile " << profile_file.string() << "\n";
   const std::int64_t ready_by = endpoints::monotonic_ns() + options.start_timeout.count();
   bool forwarding = false;
   while (!forwarding && endpoints::monotonic_ns() < ready_by && td.emu->running() && g_interrupted == 0) {
-    forwarding = run_command({"ip", "netns", "exec", kSides[0].netns, "ping", "-c", "1", "-W", "1",
-                              kSides[1].address}) == 0;
+    forwarding = run_command({"ip", "netns", "exec", sides[0].netns, "ping", "-c", "1", "-W", "1",
+                              sides[1].address}) == 0;
   }
   if (!forwarding) {
     td.emu->stop(Duration{2'000'000'000});
@@ -477,14 +528,32 @@ LiveRun run_live(const Scenario& scenario, const LiveOptions& options) {
   for (std::uint32_t side = 0; side < 2; ++side) {
     const std::string name = "endpoint " + regions[side];
     const std::string base = (work / ("endpoint-" + regions[side])).string();
-    td.endpoints.push_back(std::make_unique<Child>(
-        name,
-        std::vector<std::string>{"nice", "-n", kPriority, "ip", "netns", "exec", kSides[side].netns, self,
-                                 "endpoint", "--control", sock, "--side", std::to_string(side), "--address",
-                                 kSides[side].address, "--scenario", scenario_file},
-        base + ".out", base + ".err"));
+    std::vector<std::string> argv{"nice",
+                                  "-n",
+                                  kPriority,
+                                  "ip",
+                                  "netns",
+                                  "exec",
+                                  sides[side].netns,
+                                  self,
+                                  tcp ? "endpoint-tcp" : "endpoint",
+                                  "--control",
+                                  sock,
+                                  "--side",
+                                  std::to_string(side),
+                                  "--address",
+                                  sides[side].address,
+                                  "--scenario",
+                                  scenario_file};
+    if (tcp) {  // a kernel TCP baseline: the same protocol, TCP sockets (live_tcp_endpoint.cc)
+      argv.insert(argv.end(), {"--cc", options.tcp_cc, "--max-pacing-rate-bps",
+                               std::to_string(options.max_pacing_rate_bps)});
+    } else {
+      argv.insert(argv.end(), {"--io", options.endpoints});
+    }
+    td.endpoints.push_back(std::make_unique<Child>(name, argv, base + ".out", base + ".err"));
     std::cerr << "live: " << name << " started (pid " << td.endpoints.back()->pid() << ", netns "
-              << kSides[side].netns << ")\n";
+              << sides[side].netns << ")\n";
   }
   std::array<std::unique_ptr<LineChannel>, 2> ch;
   for (int accepted = 0; accepted < 2;) {
@@ -529,7 +598,7 @@ LiveRun run_live(const Scenario& scenario, const LiveOptions& options) {
     }
   }
   EventLoop loop;
-  Coordinator coord(placement, {ch[0].get(), ch[1].get()});
+  Coordinator coord(placement, {ch[0].get(), ch[1].get()}, sides);
   // Predicted times: the WAN link's α-β between the sides; within a side the ranks share a
   // process and the kernel's loopback path, modelled as the NIC (α = one packet, β = 1/NIC).
   coll::AlphaBeta intra;
@@ -543,6 +612,7 @@ LiveRun run_live(const Scenario& scenario, const LiveOptions& options) {
   // counters and the queue pairs' state once a second, for finding when a run went wrong.
   std::array<std::ofstream, 2> timeline{std::ofstream(work / ("endpoint-" + regions[0] + "-timeline.jsonl")),
                                         std::ofstream(work / ("endpoint-" + regions[1] + "-timeline.jsonl"))};
+  LiveSeries series(scenario.interval);  // the stats messages come at this interval
   auto absorb = [&](std::uint32_t side, std::vector<nlohmann::json> msgs) {
     std::sort(msgs.begin(), msgs.end(), [](const nlohmann::json& a, const nlohmann::json& b) {
       return a.value("at_ns", std::int64_t{0}) < b.value("at_ns", std::int64_t{0});
@@ -557,6 +627,7 @@ LiveRun run_live(const Scenario& scenario, const LiveOptions& options) {
         }
       } else if (t == "stats") {
         stats.at(side) = m;
+        series.add(side, m, rt.now());
         timeline[side] << timeline_line(m, rt.now()) << "\n";
       }
     }
@@ -583,7 +654,7 @@ LiveRun run_live(const Scenario& scenario, const LiveOptions& options) {
       Child& e = *td.endpoints[side];
       if (ch[side]->closed() || !e.running()) {
         e.wait_for(Duration{1'000'000'000});
-        run.faults.push_back(e.name() + " (pid " + std::to_string(e.pid()) + ", netns " + kSides[side].netns +
+        run.faults.push_back(e.name() + " (pid " + std::to_string(e.pid()) + ", netns " + sides[side].netns +
                              ") " + e.how_it_ended() + " " + seconds(now - kEpoch) + " into the run");
         lost = true;
       }
@@ -652,7 +723,8 @@ LiveRun run_live(const Scenario& scenario, const LiveOptions& options) {
       emu_stats = nullptr;
     }
   }
-  const nlohmann::json host_delta = host_counter_delta(hosts_before, read_host_counters());
+  const nlohmann::json host_delta =
+      ports ? nlohmann::json::object() : host_counter_delta(hosts_before, read_host_counters());
   td.run();
   std::signal(SIGINT, old_int);
   std::signal(SIGTERM, old_term);
@@ -665,9 +737,9 @@ LiveRun run_live(const Scenario& scenario, const LiveOptions& options) {
   r.duration = stop - kEpoch;
   r.completed = completed;
   r.scenario_json = scenario.source;
-  r.series.interval = scenario.interval;
+  run.series_flows = series.fill(r.series, stop);
   const nlohmann::json unfinished = fill_collectives(driver, r);
-  fill_counters(stats, emu_stats, host_delta, regions, r);
+  fill_counters(stats, emu_stats, host_delta, regions, tcp, !ports, r);
 
   for (std::uint32_t side = 0; side < 2; ++side) {  // the endpoints' last words, whole
     std::ofstream(work / ("endpoint-" + regions[side] + "-stats.json")) << stats.at(side).dump() << "\n";
@@ -681,9 +753,9 @@ LiveRun run_live(const Scenario& scenario, const LiveOptions& options) {
       e.erase("t");
     }
     endpoints_json.push_back({{"region", regions[side]},
-                              {"netns", kSides[side].netns},
-                              {"address", kSides[side].address},
-                              {"udp_port", transport::kRoceUdpPort},
+                              {"netns", sides[side].netns},
+                              {"address", sides[side].address},
+                              {tcp ? "tcp_port" : "udp_port", tcp ? 4792 : transport::kRoceUdpPort},
                               {"last_stats", e}});
   }
   run.live = {{"bench", options.bench},
@@ -700,14 +772,42 @@ LiveRun run_live(const Scenario& scenario, const LiveOptions& options) {
               {"hosts", host_delta},
               {"processes", processes},
               {"faults", run.faults}};
+  run.live["endpoint_kind"] = tcp ? std::string("tcp") : options.endpoints;  // udp, dpdk or tcp
+  if (ports) {
+    run.live["ports"] = {sides[0].port, sides[1].port};
+  }
+  if (tcp) {
+    run.live["tcp"] = tcp_section(options, stats, completed);
+  }
   return run;
 }
 
 void add_live_result(nlohmann::json& result_json, const LiveRun& run) {
   result_json["live"] = run.live;
+  // The series' flows are the sending queue pairs (live_series.h): say which, with their srtt.
+  nlohmann::json& flows = result_json["series"]["flows"];
+  for (std::size_t i = 0; i < flows.size() && i < run.series_flows.size(); ++i) {
+    flows[i].update(run.series_flows[i]);
+  }
 }
 
 void add_live_checks(nlohmann::json& report, const LiveRun& run) {
+  if (run.live.contains("tcp")) {
+    const nlohmann::json& t = run.live.at("tcp");
+    const bool ok = t.at("balanced").get<bool>();
+    report["checks"].push_back(
+        {{"name", "tcp_bytes_balanced"},
+         {"passed", ok},
+         {"measured", t.at("bytes_read")},
+         {"limit", t.at("bytes_written")},
+         {"reason", ok ? "every byte written to a TCP socket was read at the other end"
+                       : "bytes read " + t.at("bytes_read").dump() + " != bytes written " +
+                             t.at("bytes_written").dump() +
+                             " (a connection still held data when the run ended, or an endpoint failed)"}});
+    if (!ok) {
+      report["verdict"] = "fail";
+    }
+  }
   std::string reason = "every process of the live run behaved";
   if (!run.faults.empty()) {
     reason.clear();

@@ -7,6 +7,7 @@
 // tears everything down again, whatever happened.
 #pragma once
 
+#include <array>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,19 @@ struct LiveOptions {
   std::string bench = "netns";             // the only bench so far: ci/bench-netns
   std::string work_dir;                    // logs, the emulator's profile and stats (e.g. OUT/live)
   Duration start_timeout{20'000'000'000};  // emulator forwarding, endpoints connected
+  // Kernel TCP baseline (docs/guide/live.md "Kernel TCP baselines"): when set, the endpoints
+  // carry the messages on kernel TCP sockets with this TCP_CONGESTION (`gradwall
+  // endpoint-tcp`) instead of gradwall's transport; empty: the user-space stack.
+  std::string tcp_cc;
+  std::uint64_t max_pacing_rate_bps = 0;  // SO_MAX_PACING_RATE of the TCP sockets; 0: none
+  // `--ports IF_A,IF_B` (bench "ports"): the emulator forwards between these interfaces of this
+  // host instead of the namespace bench's veths, and the endpoints run in the namespaces
+  // `endpoint_netns` (live_ports.h). Empty: the namespace bench.
+  std::array<std::string, 2> ports;
+  std::array<std::string, 2> endpoint_netns;
+  // The user-space stack's endpoints (`gradwall endpoint --io`): "udp" (UDP sockets) or "dpdk"
+  // (a DPDK af_packet port on each side's veth; docs/guide/live.md "Endpoints").
+  std::string endpoints = "udp";
 };
 
 struct LiveRun {
@@ -30,6 +44,8 @@ struct LiveRun {
   // killed by signal 9 (Killed) 1.2 s into the run"); empty when every process behaved.
   std::vector<std::string> faults;
   nlohmann::json live;  // result.json's "live" section: bench, processes, endpoint counters, emu stats
+  // Per flow of result.series (a sending queue pair each): side, qp, peer, srtt_ns samples.
+  nlohmann::json series_flows = nlohmann::json::array();
 };
 
 // Throws InputError for a scenario live mode cannot run (exit 2): not exactly two regions
@@ -53,6 +69,15 @@ void add_live_checks(nlohmann::json& report, const LiveRun& run);
 // larger of the two runs' codes.
 int run_twin(const std::string& scenario_file, const std::string& out,
              const std::vector<std::string>& extra_args);
+
+// One row of result.json's `tcp_baselines` table from a run's result.json (with its live
+// section): CCT p50/p99 over the completed ops (nearest rank), collective goodput (Σ op bytes
+// × 8 / Σ CCT), retransmits, and for TCP the controllers TCP_INFO named and the byte balance.
+nlohmann::json stack_summary(const std::string& stack, const nlohmann::json& result);
+
+// Throws InputError (exit 2) unless the kernel accepts `name` as TCP_CONGESTION (a probe
+// socket): an unknown name or one the kernel does not allow, with what it offers.
+void check_tcp_congestion_control(const std::string& option, const std::string& name);
 
 // The agreement of two result.json documents (sim, live), as written to agreement.json.
 nlohmann::json twin_agreement(const nlohmann::json& sim, const nlohmann::json& live);

@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "core/errors.h"
+#include "generators/endpoints/tcp_endpoint.h"
 #include "harness/live_runner.h"
 
 extern char** environ;
@@ -84,6 +85,43 @@ nlohmann::json twin_agreement(const nlohmann::json& sim, const nlohmann::json& l
            {{"cct_p50", ratio(l.p50_ns, s.p50_ns)},
             {"cct_p99", ratio(l.p99_ns, s.p99_ns)},
             {"goodput", ratio(l.goodput_bps, s.goodput_bps)}}}};
+}
+
+nlohmann::json stack_summary(const std::string& stack, const nlohmann::json& result) {
+  const CctSummary s = cct_summary(result);
+  const nlohmann::json live = result.value("live", nlohmann::json::object());
+  const nlohmann::json packets = result.value("packets", nlohmann::json::object());
+  std::size_t ops = 0;
+  for (const nlohmann::json& op : result.value("collectives", nlohmann::json::array())) {
+    (void)op;
+    ++ops;
+  }
+  nlohmann::json row = {{"stack", stack},
+                        {"endpoint_kind", live.value("endpoint_kind", "udp")},
+                        {"completed", result.value("completed", false)},
+                        {"ops_completed", s.ops},
+                        {"ops", ops + live.value("unfinished", nlohmann::json::array()).size()},
+                        {"cct_p50_ns", s.p50_ns},
+                        {"cct_p99_ns", s.p99_ns},
+                        {"goodput_bps", s.goodput_bps},
+                        {"retransmits", packets.value("retransmits", std::uint64_t{0})},
+                        {"faults", live.value("faults", nlohmann::json::array())}};
+  if (live.contains("tcp")) {
+    const nlohmann::json& t = live.at("tcp");
+    row["congestion_control"] = t.at("congestion_control_seen");
+    row["max_pacing_rate_bps"] = t.at("max_pacing_rate_bps");
+    row["bytes_written"] = t.at("bytes_written");
+    row["bytes_read"] = t.at("bytes_read");
+    row["bytes_balanced"] = t.at("balanced");
+  }
+  return row;
+}
+
+void check_tcp_congestion_control(const std::string& option, const std::string& name) {
+  std::string why;
+  if (!endpoints::TcpEndpoint::congestion_control_allowed(name, why)) {
+    throw InputError(option, "", why);
+  }
 }
 
 namespace fs = std::filesystem;

@@ -456,6 +456,7 @@ TransportSpec read_transport(const JsonReader& t) {
   c.initial_rto = t.duration("rto_initial", Duration{1'000}).value_or(c.initial_rto);
   c.max_rto = t.duration("rto_max", Duration{1'000}).value_or(c.max_rto);
   c.cnp_interval = t.duration("cnp_interval").value_or(c.cnp_interval);
+  s.max_pacing_rate = t.rate("max_pacing_rate").value_or(BitRate{});
   try {
     transport::validate(c);
   } catch (const transport::TransportConfigError& e) {

@@ -67,6 +67,9 @@ struct CostSpec {
 struct TransportSpec {
   std::string cc = "cubic";
   cc::CcParams cc_params;
+  // `max_pacing_rate`: SO_MAX_PACING_RATE of the kernel TCP baselines of a live run
+  // (`--baselines`, docs/guide/live.md); 0: none. The simulated transport does not use it.
+  BitRate max_pacing_rate{};
   // Scenario defaults differ from the queue pair's in one place: selective repeat, because a
   // WAN window holds thousands of packets and go-back-N would resend all of them per loss.
   transport::TransportConfig config = [] {

@@ -216,6 +216,21 @@ void series(std::ostringstream& os, const json& result) {
     os << figure("plot-throughput",
                  svg_line_chart({"Throughput per flow", "time", "Gbit/s", secs, tick_text}, rates));
   }
+  // Live runs (docs/guide/live.md "Time series"): each flow is a sending queue pair or TCP
+  // connection with its sampled srtt and cwnd.
+  std::vector<Line> rtts;
+  std::vector<Line> cwnds;
+  for (const json& f : s.value("flows", json::array())) {
+    if (f.contains("srtt_ns")) {
+      rtts.push_back({"flow " + f["flow"].dump(), t, as_vector(f["srtt_ns"], 1e-6)});
+      cwnds.push_back({"flow " + f["flow"].dump(), t, as_vector(f["cwnd_bytes"], 1.0 / 1024)});
+    }
+  }
+  if (!rtts.empty()) {
+    os << figure("plot-srtt", svg_line_chart({"Smoothed RTT per flow", "time", "ms", secs, tick_text}, rtts));
+    os << figure("plot-cwnd",
+                 svg_line_chart({"Congestion window per flow", "time", "KiB", secs, tick_text}, cwnds));
+  }
   if (!queues.empty()) {
     os << figure(
         "plot-queue",
@@ -257,6 +272,29 @@ void flows_and_paths(std::ostringstream& os, const json& report) {
   os << "</table>\n";
 }
 
+// Live runs with --baselines: the user-space stack next to kernel TCP (docs/guide/live.md).
+void tcp_baselines(std::ostringstream& os, const json& report) {
+  if (!report.contains("tcp_baselines")) {
+    return;
+  }
+  os << "<h2>Kernel TCP baselines</h2><p>The same scenario through the same emulator, its messages on "
+        "kernel TCP sockets (congestion control as TCP_INFO reported it).</p><table><tr><th class=\"l\">stack"
+        "</th><th class=\"l\">congestion control</th><th>ops</th><th>CCT p50</th><th>CCT p99</th><th>goodput"
+        "</th><th>retransmits</th></tr>\n";
+  for (const json& r : report["tcp_baselines"]) {
+    std::string cc;
+    for (const json& c : r.value("congestion_control", json::array())) {
+      cc += (cc.empty() ? "" : ", ") + c.get<std::string>();
+    }
+    os << "<tr><td class=\"l\">" << xml_escape(r.value("stack", std::string())) << "</td><td class=\"l\">"
+       << xml_escape(cc) << "</td><td>" << r.value("ops_completed", 0) << "/" << r.value("ops", 0)
+       << "</td><td>" << duration_text(r.value("cct_p50_ns", 0.0)) << "</td><td>"
+       << duration_text(r.value("cct_p99_ns", 0.0)) << "</td><td>" << rate_text(r.value("goodput_bps", 0.0))
+       << "</td><td>" << r.value("retransmits", 0) << "</td></tr>\n";
+  }
+  os << "</table>\n";
+}
+
 std::string run_label(const json& report) {
   return report["run"]["scenario"].get<std::string>() + " seed " + report["run"]["seed"].dump();
 }
@@ -272,6 +310,7 @@ std::string write_html(const json& report, const json& result) {
      << " simulated; result " << esc(report["run"]["result_file"]) << "</p>\n";
   checks_table(os, report);
   collectives(os, report, result);
+  tcp_baselines(os, report);
   gpu(os, report);
   packets(os, report);
   series(os, result);

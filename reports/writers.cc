@@ -59,6 +59,22 @@ void md_checks(std::ostringstream& os, const json& report) {
   }
 }
 
+// Live runs with --baselines: the user-space stack next to kernel TCP (docs/guide/live.md).
+void md_tcp_baselines(std::ostringstream& os, const json& rows) {
+  os << "\n### Kernel TCP baselines (same scenario, same emulator)\n\n| stack | congestion control | ops | "
+        "CCT p50 | CCT p99 | goodput | retransmits |\n|---|---|---|---|---|---|---|\n";
+  for (const json& r : rows) {
+    std::string cc;
+    for (const json& c : r.value("congestion_control", json::array())) {
+      cc += (cc.empty() ? "" : ", ") + c.get<std::string>();
+    }
+    os << "| " << md_cell(r.value("stack", std::string())) << " | " << md_cell(cc) << " | "
+       << r.value("ops_completed", 0) << "/" << r.value("ops", 0) << " | "
+       << duration_text(r.value("cct_p50_ns", 0.0)) << " | " << duration_text(r.value("cct_p99_ns", 0.0))
+       << " | " << rate_text(r.value("goodput_bps", 0.0)) << " | " << r.value("retransmits", 0) << " |\n";
+  }
+}
+
 void md_collectives(std::ostringstream& os, const json& ops) {
   os << "\n### Collectives (CCT)\n\n| op | algorithm | size | ranks | count | p50 | p99 | max | busbw GB/s | "
         "measured/predicted |\n|---|---|---|---|---|---|---|---|---|---|\n";
@@ -154,6 +170,9 @@ std::string write_summary_md(const json& report) {
   md_checks(os, report);
   if (!report["collectives"]["ops"].empty()) {
     md_collectives(os, report["collectives"]["ops"]);
+  }
+  if (report.contains("tcp_baselines")) {
+    md_tcp_baselines(os, report["tcp_baselines"]);
   }
   if (!report["gpu"].is_null()) {
     md_gpu(os, report["gpu"]);
