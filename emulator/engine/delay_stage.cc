@@ -44,21 +44,6 @@ DelayStage::Params DelayStage::params_from(const DelaySettings& s) {
 }
 
 // netem_jitter_sample(u, params_.jitter, params_.table), the same value.
-std::int64_t DelayStage::jitter_sample(std::uint32_t u) const {
-  if (!params_.fast_mod) {
-    return netem_jitter_sample(u, params_.jitter, params_.table);
-  }
-  const std::uint64_t low = params_.mod_m * u;
-  const auto r = static_cast<std::uint32_t>((static_cast<u128>(low) * params_.mod_d) >> 64);
-  if (!params_.table.empty()) {
-    // netem_table_offset(jitter, t) with the jitter's split by the scale computed once.
-    const std::int64_t t = params_.table[r];
-    std::int64_t x = params_.sigma_r * t;
-    x += x >= 0 ? kNetemDistScale / 2 : -kNetemDistScale / 2;
-    return x / kNetemDistScale + params_.sigma_q * t;
-  }
-  return static_cast<std::int64_t>(r) - params_.jitter.count();
-}
 
 DelayStage::DelayStage(const DelaySettings& settings, std::uint64_t seed, const std::string& stream)
     : params_(params_from(settings)), rng_(seed, stream) {
@@ -73,40 +58,7 @@ void DelayStage::set_settings(const DelaySettings& settings) {
   reorder_cor_.set_correlation(settings.reorder_correlation);
 }
 
-// sch_netem.c netem_enqueue: `q->gap == 0 || q->counter < q->gap - 1 || q->reorder <
-// get_crandom(&q->reorder_cor)` delays the packet; otherwise it is sent at once. The draw
-// happens only when the first two tests fail, as C's short-circuit does.
-bool DelayStage::reorder_now() {
-  if (params_.policy != ReorderPolicy::kNetem || params_.gap == 0 || counter_ < params_.gap - 1) {
-    return false;
-  }
-  return chance(reorder_cor_.next(rng_), params_.reorder_threshold);
-}
-
-Instant DelayStage::time_to_send(Instant now) {
-  std::int64_t delay = params_.delay.count();
-  if (params_.jitter.count() != 0) {  // tabledist draws nothing when sigma == 0
-    delay += jitter_sample(delay_cor_.next(rng_));
-  }
-  Instant at = now + Duration{std::max<std::int64_t>(delay, 0)};
-  if (params_.policy == ReorderPolicy::kPreserve) {
-    at = std::max(at, latest_);
-  }
-  return at;
-}
-
-void DelayStage::hold(Packet&& p, Instant at, Instant now) {
-  held_bytes_ += p.size_bytes;
-  const std::uint64_t seq = next_seq_++;
-  // Packets that come due no earlier than the last one in order go to a FIFO (O(1)); only
-  // those that overtake it (jitter under the netem policy) pay for the calendar.
-  if (in_order_.empty() || in_order_.back().at <= at) {
-    InOrder& e = in_order_.push_slot();
-    e.at = at;
-    e.seq = seq;
-    e.packet = std::move(p);
-    return;
-  }
+void DelayStage::hold_overtaking(Packet&& p, Instant at, std::uint64_t seq, Instant now) {
   std::uint32_t slot = 0;
   if (free_slots_.empty()) {
     slot = static_cast<std::uint32_t>(slots_.size());
@@ -139,21 +91,6 @@ void DelayStage::push(Packet&& p, Instant now, StageOutput& out) {
     out.emit(std::move(p));
     return;
   }
-  hold(std::move(p), at, now);
-}
-
-void DelayStage::push_ahead(Packet&& p, Instant now) {
-  const Instant arrival = p.time;
-  // As push() at `arrival`, except that what push() would emit at once is held until then;
-  // it is released at `arrival` after what is held for the same instant, as it would be.
-  if (reorder_now()) {
-    counter_ = 0;
-    hold(std::move(p), arrival, now);
-    return;
-  }
-  const Instant at = time_to_send(arrival);
-  ++counter_;
-  latest_ = std::max(latest_, at);
   hold(std::move(p), at, now);
 }
 

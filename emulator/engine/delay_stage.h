@@ -36,16 +36,19 @@
 // slab of packets; packets themselves never move inside the heap).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "core/rate.h"  // u128
 #include "core/ring.h"
 #include "core/rng.h"
 #include "core/time.h"
 #include "emulator/engine/correlated.h"
+#include "emulator/engine/distribution.h"
 #include "emulator/engine/release_calendar.h"
 #include "emulator/engine/spec.h"
 #include "emulator/engine/stage.h"
@@ -114,6 +117,7 @@ class DelayStage final : public Stage {
   bool reorder_now();
   Instant time_to_send(Instant now);
   void hold(Packet&& p, Instant at, Instant now);
+  void hold_overtaking(Packet&& p, Instant at, std::uint64_t seq, Instant now);
 
   Params params_;
   Rng rng_;
@@ -165,6 +169,76 @@ void DelayStage::release_until(Instant now, F&& f) {
       free_slots_.push_back(h.slot);
     }
   }
+}
+
+// The per-packet path, inline: the pipeline's direct path calls it for every packet.
+
+inline std::int64_t DelayStage::jitter_sample(std::uint32_t u) const {
+  if (!params_.fast_mod) {
+    return netem_jitter_sample(u, params_.jitter, params_.table);
+  }
+  const std::uint64_t low = params_.mod_m * u;
+  const auto r = static_cast<std::uint32_t>((static_cast<u128>(low) * params_.mod_d) >> 64);
+  if (!params_.table.empty()) {
+    // netem_table_offset(jitter, t) with the jitter's split by the scale computed once.
+    const std::int64_t t = params_.table[r];
+    std::int64_t x = params_.sigma_r * t;
+    x += x >= 0 ? kNetemDistScale / 2 : -kNetemDistScale / 2;
+    return x / kNetemDistScale + params_.sigma_q * t;
+  }
+  return static_cast<std::int64_t>(r) - params_.jitter.count();
+}
+
+// sch_netem.c netem_enqueue: `q->gap == 0 || q->counter < q->gap - 1 || q->reorder <
+// get_crandom(&q->reorder_cor)` delays the packet; otherwise it is sent at once. The draw
+// happens only when the first two tests fail, as C's short-circuit does.
+inline bool DelayStage::reorder_now() {
+  if (params_.policy != ReorderPolicy::kNetem || params_.gap == 0 || counter_ < params_.gap - 1) {
+    return false;
+  }
+  return chance(reorder_cor_.next(rng_), params_.reorder_threshold);
+}
+
+inline Instant DelayStage::time_to_send(Instant now) {
+  std::int64_t delay = params_.delay.count();
+  if (params_.jitter.count() != 0) {  // tabledist draws nothing when sigma == 0
+    delay += jitter_sample(delay_cor_.next(rng_));
+  }
+  Instant at = now + Duration{std::max<std::int64_t>(delay, 0)};
+  if (params_.policy == ReorderPolicy::kPreserve) {
+    at = std::max(at, latest_);
+  }
+  return at;
+}
+
+inline void DelayStage::hold(Packet&& p, Instant at, Instant now) {
+  held_bytes_ += p.size_bytes;
+  const std::uint64_t seq = next_seq_++;
+  // Packets that come due no earlier than the last one in order go to a FIFO (O(1)); only
+  // those that overtake it (jitter under the netem policy) pay for the calendar.
+  if (in_order_.empty() || in_order_.back().at <= at) [[likely]] {
+    InOrder& e = in_order_.push_slot();
+    e.at = at;
+    e.seq = seq;
+    e.packet = std::move(p);
+    return;
+  }
+  hold_overtaking(std::move(p), at, seq, now);
+}
+
+inline void DelayStage::push_ahead(Packet&& p, Instant now) {
+  const Instant arrival = p.time;
+  // As push() at `arrival`, except that what push() would emit at once is held until then;
+  // it is released at `arrival` after what is held for the same instant, as it would be.
+  if (reorder_now()) {
+    counter_ = 0;
+    hold(std::move(p), arrival, now);
+    return;
+  }
+  const Instant at = time_to_send(arrival);
+  ++counter_;
+  latest_ = std::max(latest_, at);
+  hold(std::move(p), at, now);
 }
 
 }  // namespace gw

@@ -52,7 +52,7 @@ Duration phase_of(Instant t, Duration period) {
 QueueStage::QueueStage(const RateSettings& rate, const QueueSettings& queue, std::uint64_t seed,
                        std::string stream)
     : rate_(rate), queue_(queue), seed_(seed), stream_(std::move(stream)) {
-  aqm_ = make_aqm(queue_.aqm, seed_, stream_);
+  set_aqm(make_aqm(queue_.aqm, seed_, stream_));
   for (std::size_t i = 0; i < queue_.microbursts.size(); ++i) {
     Burst b{queue_.microbursts[i], Rng(seed_, stream_ + "/microburst/" + std::to_string(i)), kNever};
     schedule_next_burst(b, kEpoch);
@@ -72,7 +72,7 @@ QueueStage::~QueueStage() = default;
 
 void QueueStage::set_settings(const RateSettings& rate, const QueueSettings& queue) {
   if (!same_aqm(queue.aqm, queue_.aqm)) {
-    aqm_ = make_aqm(queue.aqm, seed_, stream_);
+    set_aqm(make_aqm(queue.aqm, seed_, stream_));
   }
   rate_ = rate;
   queue_ = queue;
@@ -170,38 +170,7 @@ void QueueStage::push(Packet&& p, Instant now, StageOutput& out) {
   }
 }
 
-QueueStage::Admission QueueStage::push_scheduled(Packet& p, Instant now, Instant horizon, StageOutput& out) {
-  settle(now);
-  if (!admit(p, now, out)) {
-    return Admission::kDropped;
-  }
-  if (schedulable_ && !holds_events()) {
-    const Instant start = std::max(now, wire_free_);
-    const Duration tx = transmit_time(p.size_bytes, start);
-    const Instant departure = start + tx;
-    // Its departure (and so its arrival downstream) must happen under the settings in force.
-    if (departure < horizon) {
-      const std::uint32_t size = p.size_bytes;
-      stats_.max_queue_bytes = std::max(stats_.max_queue_bytes, bytes_total_ + size);
-      if (start > now) {  // behind others: queued until `start` (settle())
-        bytes_[0] += size;
-        bytes_total_ += size;
-        ++packets_total_;
-        sched_.push_back(Scheduled{start, departure, now, size});
-      } else {
-        // An idle wire: it starts now, and nothing is queued (the wire would be busy), so the
-        // queue is empty behind it. What settle() would do at once, without the round trip.
-        aqm_->on_queue_empty(now);
-        if (departure > now) {
-          on_wire_ = {departure, size};
-        }
-      }
-      wire_free_ = departure;
-      note_departure(size, departure, tx);
-      p.time = departure;
-      return Admission::kScheduled;
-    }
-  }
+QueueStage::Admission QueueStage::hold_for_events(Packet& p, Instant now, StageOutput& out) {
   store(std::move(p), now);
   if (!rate_.mahimahi.empty()) {
     if (next_opportunity_ == kNever && packets_total_ > 0) {
@@ -213,46 +182,32 @@ QueueStage::Admission QueueStage::push_scheduled(Packet& p, Instant now, Instant
   return Admission::kHeld;
 }
 
-void QueueStage::settle_until(Instant now) {
-  while (!sched_.empty() && sched_.front().start <= now) {
-    // It starts when the one on the wire leaves (start = max(arrival, last departure)), so it
-    // takes the wire's place.
-    const Scheduled& e = sched_.front();
-    bytes_[0] -= e.bytes;
-    bytes_total_ -= e.bytes;
-    --packets_total_;
-    if (packets_total_ == 0) {  // the single queue's view.packets[0]
-      aqm_->on_queue_empty(e.start);
-    }
-    on_wire_ = {e.departure, e.bytes};
-    sched_.pop_discard();
-  }
-  if (on_wire_.departure <= now) {
-    on_wire_ = {};
-  }
-}
-
 void QueueStage::enqueue(Packet&& p, Instant now, StageOutput& out) {
-  if (admit(p, now, out)) {
+  if (admit_slow(p, now, out)) {
     store(std::move(p), now);
   }
 }
 
-bool QueueStage::admit(Packet& p, Instant now, StageOutput& out) {
-  const auto drop = [&](DropCause cause) {
-    stats_.cross_dropped += p.synthetic ? 1 : 0;
-    out.drop(std::move(p), cause);
-    return false;
-  };
+bool QueueStage::admit_slow(Packet& p, Instant now, StageOutput& out) {
   if (packets_total_ >= max_packets_) {
-    return drop(DropCause::kQueuePackets);
+    return drop_at_admission(p, DropCause::kQueuePackets, out);
   }
   if (bytes_total_ + p.size_bytes > max_bytes_) {
-    return drop(DropCause::kQueueBytes);
+    return drop_at_admission(p, DropCause::kQueueBytes, out);
   }
-  switch (aqm_->on_enqueue(p, view(now), now)) {
+  return apply_verdict(p, aqm_on_enqueue(p, view(now), now), out);
+}
+
+bool QueueStage::drop_at_admission(Packet& p, DropCause cause, StageOutput& out) {
+  stats_.cross_dropped += p.synthetic ? 1 : 0;
+  out.drop(std::move(p), cause);
+  return false;
+}
+
+bool QueueStage::apply_verdict(Packet& p, AqmVerdict v, StageOutput& out) {
+  switch (v) {
     case AqmVerdict::kDrop:
-      return drop(DropCause::kAqm);
+      return drop_at_admission(p, DropCause::kAqm, out);
     case AqmVerdict::kMark:
       if (ecn_capable(p.headers.ecn) && p.headers.ecn != Ecn::kCe) {
         p.headers.ecn = Ecn::kCe;
@@ -324,17 +279,13 @@ void QueueStage::start_service(Instant now, StageOutput& out) {
   }
 }
 
-void QueueStage::note_departure(std::uint32_t bytes, Instant departure, Duration tx) {
-  tx_bytes_ += bytes;
+void QueueStage::note_utilization(Instant departure, Duration tx) {
   // Utilization for INT: EWMA (weight 1/8) of the wire's busy share since the last departure,
   // kept while INT stamping is on (a phase that switches it on resumes from where it was).
-  if (queue_.telemetry.enabled) {
-    const Duration since = departure - last_departure_;
-    const double busy =
-        since.count() > 0 ? std::min(1.0, static_cast<double>(tx.count()) / since.count()) : 1.0;
-    utilization_ += (busy - utilization_) / 8.0;
-  }
-  last_departure_ = departure;
+  const Duration since = departure - last_departure_;
+  const double busy =
+      since.count() > 0 ? std::min(1.0, static_cast<double>(tx.count()) / since.count()) : 1.0;
+  utilization_ += (busy - utilization_) / 8.0;
 }
 
 void QueueStage::leave(Queued& q, Instant departure, Duration tx, StageOutput& out) {

@@ -20,6 +20,7 @@
 // next phase change) wait behind the scheduled ones; scheduling resumes once none is held.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -29,6 +30,7 @@
 #include "core/ring.h"
 #include "core/rng.h"
 #include "emulator/engine/aqm/aqm.h"
+#include "emulator/engine/aqm/red.h"
 #include "emulator/engine/spec.h"
 #include "emulator/engine/stage.h"
 
@@ -105,11 +107,24 @@ class QueueStage final : public Stage {
   };
 
   void enqueue(Packet&& p, Instant now, StageOutput& out);
-  // Limits and the AQM's enqueue verdict (marking p); false when p was dropped.
+  // Limits and the AQM's enqueue verdict (marking p); false when p was dropped. admit() is
+  // the scheduled path's inline form (no packet held for events, so a cheaper view).
   bool admit(Packet& p, Instant now, StageOutput& out);
+  bool admit_slow(Packet& p, Instant now, StageOutput& out);
+  bool drop_at_admission(Packet& p, DropCause cause, StageOutput& out);
+  bool apply_verdict(Packet& p, AqmVerdict v, StageOutput& out);
+  // push_scheduled() for a packet that is not scheduled: held and served by events.
+  Admission hold_for_events(Packet& p, Instant now, StageOutput& out);
   void store(Packet&& p, Instant now);
   void settle_until(Instant now);
-  void note_departure(std::uint32_t bytes, Instant departure, Duration tx);
+  void note_departure(std::uint32_t bytes, Instant departure, Duration tx) {
+    tx_bytes_ += bytes;
+    if (queue_.telemetry.enabled) {
+      note_utilization(departure, tx);
+    }
+    last_departure_ = departure;
+  }
+  void note_utilization(Instant departure, Duration tx);
   static bool schedulable_with(const RateSettings& rate, const QueueSettings& queue, const Aqm& aqm);
   void start_service(Instant now, StageOutput& out);
   void finish_service(StageOutput& out);
@@ -119,6 +134,17 @@ class QueueStage final : public Stage {
   // The first packet of sub-queue i that is waiting (not on the wire), or nullptr.
   const Queued* head(int i) const;
   QueueView view(Instant now) const;
+  // view() while no packet is held for events (only scheduled ones): the same, cheaper.
+  QueueView scheduled_view(Instant now) const {
+    QueueView v;
+    v.rate = rate_.trace.empty() ? rate_.rate : rate_at(now);
+    v.bytes = {bytes_[0], bytes_[1]};
+    if (!sched_.empty()) {
+      v.packets[0] = sched_.size();
+      v.head_sojourn[0] = now - sched_.front().enqueued;
+    }
+    return v;
+  }
   Duration transmit_time(std::uint32_t size_bytes, Instant now) const {
     // At a fixed rate, the last size's answer is kept: traffic is mostly one or two sizes.
     if (size_bytes == tx_size_ && rate_.trace.empty()) {
@@ -139,6 +165,23 @@ class QueueStage final : public Stage {
   std::uint64_t seed_;
   std::string stream_;
   std::unique_ptr<Aqm> aqm_;
+  // aqm_ when it is RED (the shipped WAN profiles' AQM), so the per-packet path calls it
+  // directly: RedAqm is final, and its idle fast path is inline. nullptr otherwise.
+  RedAqm* red_ = nullptr;
+  void set_aqm(std::unique_ptr<Aqm> aqm) {
+    aqm_ = std::move(aqm);
+    red_ = dynamic_cast<RedAqm*>(aqm_.get());
+  }
+  AqmVerdict aqm_on_enqueue(const Packet& p, const QueueView& q, Instant now) {
+    return red_ != nullptr ? red_->on_enqueue(p, q, now) : aqm_->on_enqueue(p, q, now);
+  }
+  void aqm_on_queue_empty(Instant now) {
+    if (red_ != nullptr) {
+      red_->on_queue_empty(now);
+    } else {
+      aqm_->on_queue_empty(now);
+    }
+  }
 
   Ring<Queued> sub_[QueueView::kMaxQueues];
   std::uint64_t bytes_[QueueView::kMaxQueues] = {};
@@ -173,5 +216,73 @@ class QueueStage final : public Stage {
   Instant last_departure_{};
   QueueStats stats_;
 };
+
+// The per-packet path of scheduling at admission, inline (the pipeline's direct path).
+
+inline void QueueStage::settle_until(Instant now) {
+  while (!sched_.empty() && sched_.front().start <= now) {
+    // It starts when the one on the wire leaves (start = max(arrival, last departure)), so it
+    // takes the wire's place.
+    const Scheduled& e = sched_.front();
+    bytes_[0] -= e.bytes;
+    bytes_total_ -= e.bytes;
+    --packets_total_;
+    if (packets_total_ == 0) {  // the single queue's view.packets[0]
+      aqm_on_queue_empty(e.start);
+    }
+    on_wire_ = {e.departure, e.bytes};
+    sched_.pop_discard();
+  }
+  if (on_wire_.departure <= now) {
+    on_wire_ = {};
+  }
+}
+
+inline bool QueueStage::admit(Packet& p, Instant now, StageOutput& out) {
+  if (packets_total_ >= max_packets_) [[unlikely]] {
+    return drop_at_admission(p, DropCause::kQueuePackets, out);
+  }
+  if (bytes_total_ + p.size_bytes > max_bytes_) [[unlikely]] {
+    return drop_at_admission(p, DropCause::kQueueBytes, out);
+  }
+  const AqmVerdict v = aqm_on_enqueue(p, holds_events() ? view(now) : scheduled_view(now), now);
+  return v == AqmVerdict::kPass || apply_verdict(p, v, out);
+}
+
+inline QueueStage::Admission QueueStage::push_scheduled(Packet& p, Instant now, Instant horizon,
+                                                        StageOutput& out) {
+  settle(now);
+  if (!admit(p, now, out)) {
+    return Admission::kDropped;
+  }
+  if (schedulable_ && !holds_events()) [[likely]] {
+    const Instant start = std::max(now, wire_free_);
+    const Duration tx = transmit_time(p.size_bytes, start);
+    const Instant departure = start + tx;
+    // Its departure (and so its arrival downstream) must happen under the settings in force.
+    if (departure < horizon) [[likely]] {
+      const std::uint32_t size = p.size_bytes;
+      stats_.max_queue_bytes = std::max(stats_.max_queue_bytes, bytes_total_ + size);
+      if (start > now) {  // behind others: queued until `start` (settle())
+        bytes_[0] += size;
+        bytes_total_ += size;
+        ++packets_total_;
+        sched_.push_back(Scheduled{start, departure, now, size});
+      } else {
+        // An idle wire: it starts now, and nothing is queued (the wire would be busy), so the
+        // queue is empty behind it. What settle() would do at once, without the round trip.
+        aqm_on_queue_empty(now);
+        if (departure > now) {
+          on_wire_ = {departure, size};
+        }
+      }
+      wire_free_ = departure;
+      note_departure(size, departure, tx);
+      p.time = departure;
+      return Admission::kScheduled;
+    }
+  }
+  return hold_for_events(p, now, out);
+}
 
 }  // namespace gw

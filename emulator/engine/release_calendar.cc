@@ -7,37 +7,6 @@ ReleaseCalendar::ReleaseCalendar(Duration width_hint) : ring_(kBuckets) {
   shift_ = static_cast<int>(std::bit_width(target) - 1);
 }
 
-void ReleaseCalendar::place(const Release& r) {
-  const std::int64_t b = bucket_of(r.at);
-  const std::size_t pos = static_cast<std::size_t>(b) & (kBuckets - 1);
-  std::vector<Release>& bucket = ring_[pos];
-  if (b == sorted_) {
-    // Keep the earliest bucket sorted, latest first, so pop() takes from the back.
-    bucket.insert(std::upper_bound(bucket.begin(), bucket.end(), r, later), r);
-  } else {
-    bucket.push_back(r);
-  }
-  occupied_[pos / 64] |= std::uint64_t{1} << (pos % 64);
-  ++in_ring_;
-}
-
-void ReleaseCalendar::push(const Release& r, Instant now) {
-  if (size_ == 0) {
-    // Nothing held: the horizon may start at `now` (nothing will come due before it).
-    base_ = std::max(base_, bucket_of(now));
-  }
-  ++size_;
-  if (bucket_of(r.at) - base_ < static_cast<std::int64_t>(kBuckets)) {
-    if (bucket_of(r.at) < sorted_) {
-      sorted_ = -1;  // an earlier bucket than the one top() found: find it again
-    }
-    place(r);
-    return;
-  }
-  overflow_.push_back(r);
-  std::push_heap(overflow_.begin(), overflow_.end(), later);
-}
-
 std::size_t ReleaseCalendar::first_bucket() {
   // Scan the occupancy bitmap from base_'s position, wrapping once around the ring.
   const std::size_t start = static_cast<std::size_t>(base_) & (kBuckets - 1);
@@ -68,27 +37,17 @@ const Release& ReleaseCalendar::find_top() {
   return bucket.back();
 }
 
-void ReleaseCalendar::pop() {
-  if (in_ring_ == 0) {
-    std::pop_heap(overflow_.begin(), overflow_.end(), later);
-    const Release r = overflow_.back();
-    overflow_.pop_back();
-    --size_;
-    base_ = bucket_of(r.at);
-    migrate();
-    return;
-  }
-  top();  // makes sure the earliest bucket is the sorted one
-  const std::size_t pos = static_cast<std::size_t>(sorted_) & (kBuckets - 1);
-  std::vector<Release>& bucket = ring_[pos];
-  bucket.pop_back();
-  --in_ring_;
+void ReleaseCalendar::push_overflow(const Release& r) {
+  overflow_.push_back(r);
+  std::push_heap(overflow_.begin(), overflow_.end(), later);
+}
+
+void ReleaseCalendar::pop_overflow() {
+  std::pop_heap(overflow_.begin(), overflow_.end(), later);
+  const Release r = overflow_.back();
+  overflow_.pop_back();
   --size_;
-  base_ = sorted_;
-  if (bucket.empty()) {
-    occupied_[pos / 64] &= ~(std::uint64_t{1} << (pos % 64));
-    sorted_ = -1;
-  }
+  base_ = bucket_of(r.at);
   migrate();
 }
 

@@ -52,6 +52,8 @@ class ReleaseCalendar {
   void place(const Release& r);
   const Release& find_top();
   void migrate();
+  void push_overflow(const Release& r);
+  void pop_overflow();
 
   int shift_;
   std::int64_t base_ = 0;  // bucket of the last entry taken out; no entry lies before it
@@ -62,5 +64,59 @@ class ReleaseCalendar {
   std::int64_t sorted_ = -1;       // the bucket kept sorted (latest first) while it is the earliest
   std::vector<Release> overflow_;  // heap (earliest on top) of entries beyond the horizon
 };
+
+// The per-packet operations, inline (the delay stage calls them for every packet that
+// overtakes); the overflow heap and the search for the earliest bucket stay out of line.
+
+inline void ReleaseCalendar::place(const Release& r) {
+  const std::int64_t b = bucket_of(r.at);
+  const std::size_t pos = static_cast<std::size_t>(b) & (kBuckets - 1);
+  std::vector<Release>& bucket = ring_[pos];
+  if (b == sorted_) {
+    // Keep the earliest bucket sorted, latest first, so pop() takes from the back.
+    bucket.insert(std::upper_bound(bucket.begin(), bucket.end(), r, later), r);
+  } else {
+    bucket.push_back(r);
+  }
+  occupied_[pos / 64] |= std::uint64_t{1} << (pos % 64);
+  ++in_ring_;
+}
+
+inline void ReleaseCalendar::push(const Release& r, Instant now) {
+  if (size_ == 0) {
+    // Nothing held: the horizon may start at `now` (nothing will come due before it).
+    base_ = std::max(base_, bucket_of(now));
+  }
+  ++size_;
+  if (bucket_of(r.at) - base_ < static_cast<std::int64_t>(kBuckets)) {
+    if (bucket_of(r.at) < sorted_) {
+      sorted_ = -1;  // an earlier bucket than the one top() found: find it again
+    }
+    place(r);
+    return;
+  }
+  push_overflow(r);
+}
+
+inline void ReleaseCalendar::pop() {
+  if (in_ring_ == 0) {
+    pop_overflow();
+    return;
+  }
+  top();  // makes sure the earliest bucket is the sorted one
+  const std::size_t pos = static_cast<std::size_t>(sorted_) & (kBuckets - 1);
+  std::vector<Release>& bucket = ring_[pos];
+  bucket.pop_back();
+  --in_ring_;
+  --size_;
+  base_ = sorted_;
+  if (bucket.empty()) {
+    occupied_[pos / 64] &= ~(std::uint64_t{1} << (pos % 64));
+    sorted_ = -1;
+  }
+  if (!overflow_.empty()) {
+    migrate();
+  }
+}
 
 }  // namespace gw

@@ -4,7 +4,7 @@
 
 namespace gw {
 
-AqmVerdict RedAqm::on_enqueue(const Packet& p, const QueueView& q, Instant now) {
+AqmVerdict RedAqm::on_enqueue_slow(const Packet& p, const QueueView& q, Instant now) {
   update_average(q, now);
   if (avg_ < static_cast<double>(s_.min_bytes)) {
     count_ = -1;

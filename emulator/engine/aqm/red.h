@@ -30,7 +30,18 @@ class RedAqm final : public Aqm {
   RedAqm(const RedSettings& settings, Rng rng)
       : s_(settings), rng_(rng), log_keep_(std::log1p(-settings.weight)) {}
 
-  AqmVerdict on_enqueue(const Packet& p, const QueueView& q, Instant now) override;
+  AqmVerdict on_enqueue(const Packet& p, const QueueView& q, Instant now) override {
+    // An arrival at an empty queue with an average of 0, the common case on a link that keeps
+    // up, inline: the idle decay keeps 0 at 0 and 0 is below min (the paper's Fig. 2 then
+    // resets count). The same as on_enqueue_slow(), without the call.
+    if (avg_ == 0 && q.packets[0] == 0 && idle_since_ && s_.min_bytes > 0) {
+      idle_since_ = now;
+      count_ = -1;
+      last_p_ = 0;
+      return AqmVerdict::kPass;
+    }
+    return on_enqueue_slow(p, q, now);
+  }
   AqmVerdict on_dequeue(const Packet& p, Duration sojourn, const QueueView& q, Instant now) override;
   bool decides_at_enqueue() const override { return true; }
   void on_queue_empty(Instant now) override { idle_since_ = now; }
@@ -42,6 +53,7 @@ class RedAqm final : public Aqm {
   double last_probability() const { return last_p_; }
 
  private:
+  AqmVerdict on_enqueue_slow(const Packet& p, const QueueView& q, Instant now);
   void update_average(const QueueView& q, Instant now);
   bool beyond_ramp() const;
   double base_probability() const;  // p_b, for avg on the ramp
