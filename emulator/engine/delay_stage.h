@@ -82,6 +82,9 @@ class DelayStage final : public Stage {
     return a < b ? a : b;
   }
   void pull(Instant now, StageOutput& out) override;
+  // The packet release_until() would hand on first: the earlier of the in-order FIFO's front
+  // and the calendar's top (on equal times the one that arrived first).
+  NextRelease peek_next() const override;
   // pull() for every instant up to `now` at once, handing each packet due, in release order
   // with p.time set, to f(Packet&) (which moves it on). The pipeline's direct path uses it.
   template <typename F>
@@ -140,6 +143,20 @@ class DelayStage final : public Stage {
   std::vector<std::uint32_t> free_slots_;
   std::uint64_t held_bytes_ = 0;
 };
+
+inline NextRelease DelayStage::peek_next() const {
+  const bool fifo = !in_order_.empty();
+  const bool heap = overtaken_ && !overtaken_->empty();
+  if (!fifo && !heap) {
+    return {};
+  }
+  if (fifo && (!heap || std::pair(in_order_.front().at, in_order_.front().seq) <
+                            std::pair(overtaken_->top().at, overtaken_->top().seq))) {
+    return {in_order_.front().at, &in_order_.front().packet};
+  }
+  const Held& h = overtaken_->top();
+  return {h.at, &slots_[h.slot]};
+}
 
 template <typename F>
 void DelayStage::release_until(Instant now, F&& f) {

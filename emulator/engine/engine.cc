@@ -149,6 +149,23 @@ Instant DirectionEngine::next_wakeup() const {
   return t;
 }
 
+NextRelease DirectionEngine::peek_next() const {
+  NextRelease best = default_->peek_next();
+  const auto consider = [&best](const Pipeline& pl) {
+    const NextRelease n = pl.peek_next();
+    if (n.packet != nullptr && (best.packet == nullptr || n.at < best.at)) {
+      best = n;
+    }
+  };
+  for (const auto& c : class_pipelines_) {
+    consider(*c);
+  }
+  for (const auto& r : retired_) {
+    consider(*r.pipeline);
+  }
+  return best;
+}
+
 Instant DirectionEngine::drain(PacketSink& sink, Instant now) {
   Instant last = now;
   while (held_packets() > 0) {

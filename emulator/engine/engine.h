@@ -34,6 +34,11 @@ class DirectionEngine {
   }
   void advance(Instant now, PacketSink& sink);
   Instant next_wakeup() const;
+  // The packet delivered next and when, without releasing it (Pipeline::peek_next): the
+  // earliest over the pipelines that can tell, on equal instants the one advance() releases
+  // first (default, classes, retired). {} when none can tell. advance(peek_next().at)
+  // delivers it first, unless a packet pushed before then is due earlier.
+  NextRelease peek_next() const;
   // Virtual time: run until nothing real is held; returns the last instant reached.
   Instant drain(PacketSink& sink, Instant now);
 

@@ -308,6 +308,13 @@ void Pipeline::push_direct(Packet&& p, Instant now, PacketSink& sink) {
   push_to_queue(std::move(p), now, sink);
 }
 
+NextRelease Pipeline::peek_next() const {
+  if (next_active_[kDelayIdx + 1] != kStages) {
+    return {};
+  }
+  return delay_->DelayStage::peek_next();
+}
+
 Instant Pipeline::drain(PacketSink& sink, Instant now) {
   Instant last = now;
   while (held_real_ > 0) {

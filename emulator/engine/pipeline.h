@@ -80,6 +80,12 @@ class Pipeline {
   void advance(Instant now, PacketSink& sink);
   // The next instant at which advance() would do something; kNever when idle.
   Instant next_wakeup() const;
+  // The packet the pipeline delivers next and when (without releasing it), for owners that
+  // prefetch its buffer: the delay stage's next release while the delay stage is the last
+  // active one (what it releases leaves the pipeline), else {} (cannot tell). Exact unless a
+  // packet that enters the delay stage before that instant is due earlier (pushes, or an
+  // event-driven queue passing packets on): advance(peek_next().at) delivers it first.
+  NextRelease peek_next() const;
   // Virtual time only: advance until nothing real is held. Returns the last release instant.
   Instant drain(PacketSink& sink, Instant now);
 

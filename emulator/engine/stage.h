@@ -37,12 +37,22 @@ class StageOutput {
   virtual void duplicated(const Packet& /*copy*/) {}
 };
 
+// The next packet a stage will release, without releasing it (for owners that prefetch its
+// buffer before it is due): its release instant and the packet as the stage holds it (p.time
+// is set only when it is released). {kNever, nullptr}: nothing held, or the stage cannot tell.
+struct NextRelease {
+  Instant at = kNever;
+  const Packet* packet = nullptr;
+};
+
 class Stage {
  public:
   virtual ~Stage() = default;
   virtual void push(Packet&& p, Instant now, StageOutput& out) = 0;
   virtual Instant next_wakeup() const { return kNever; }
   virtual void pull(Instant /*now*/, StageOutput& /*out*/) {}
+  // What the next pull() would emit first, if the stage can tell without changing anything.
+  virtual NextRelease peek_next() const { return {}; }
   // Packets (real and synthetic) this stage holds now, and their bytes.
   virtual std::uint64_t held_packets() const { return 0; }
   virtual std::uint64_t held_bytes() const { return 0; }
