@@ -34,6 +34,7 @@
 #include "generators/endpoints/udp_endpoint.h"
 #include "harness/cli.h"
 #include "harness/commands.h"
+#include "harness/endpoint_loop.h"
 #include "harness/scenario.h"
 
 namespace gw {
@@ -143,56 +144,16 @@ nlohmann::json stats_json(const Endpoint& ep, std::uint32_t side, bool final) {
   return out;
 }
 
-// The loop every kind of endpoint runs: orders in, deliveries and stats out, until "stop".
+// `gradwall endpoint`'s loop (endpoint_loop.h) for one kind of endpoint.
 template <class Endpoint>
 int serve(Endpoint& ep, LineChannel& ch, const endpoints::RunTime& rt, std::uint32_t side,
           Duration stats_interval) {
-  ch.send({{"t", "ready"}, {"port", ep.port()}});
-  // Stats at the scenario's series interval (10 ms to 1 s): the live time series (live_series.h).
-  stats_interval = std::clamp(stats_interval, Duration{10'000'000}, Duration{1'000'000'000});
-  Instant next_stats = rt.now() + stats_interval;
-  bool stopping = false;
-  while (!stopping) {
-    Instant now = rt.now();
-    for (const nlohmann::json& m : ch.receive()) {
-      const std::string t = m.value("t", "");
-      if (t == "send") {
-        ep.post(m.at("qp").get<std::uint32_t>(), m.at("peer").get<std::string>(),
-                m.at("msg").get<std::uint64_t>(), m.at("bytes").get<std::uint64_t>(), now);
-      } else if (t == "stop") {
-        stopping = true;
-      }
-    }
-    if (ch.closed()) {
-      std::cerr << "gradwall endpoint (side " << side << "): the coordinator went away; stopping\n";
-      return kExitEnvironment;
-    }
-    ep.poll(now);
-    for (const endpoints::Delivery& d : ep.take_deliveries()) {
-      ch.send({{"t", "delivered"},
-               {"qp", d.qp},
-               {"msg", d.msg_id},
-               {"bytes", d.bytes},
-               {"posted_ns", ns_of(d.posted)},
-               {"at_ns", ns_of(d.completed)}});
-    }
-    now = rt.now();
-    if (now >= next_stats) {
-      nlohmann::json m = stats_json(ep, side, false);
-      m["at_ns"] = ns_of(now);  // when sampled
-      ch.send(m);
-      next_stats = now + stats_interval;
-    }
-    if (!stopping) {
-      ep.wait(std::min({ep.next_wakeup(), next_stats, now + Duration{50'000'000}}), now, rt.epoch_ns(),
-              ch.fd());
-    }
-  }
-  if constexpr (requires { ep.drain(rt.now()); }) {
-    ep.drain(rt.now());  // what is still in the port's ring is received, not counted as lost
-  }
-  ch.send(stats_json(ep, side, true));
-  return kExitOk;
+  return serve_endpoint(
+      ep, ch, rt, side, stats_interval, "endpoint", [&](bool final) { return stats_json(ep, side, final); },
+      [&](Instant now, Instant next_stats) {
+        ep.wait(std::min({ep.next_wakeup(), next_stats, now + Duration{50'000'000}}), now, rt.epoch_ns(),
+                ch.fd());
+      });
 }
 
 // The interface that holds `ipv4` in this network namespace ("" when none does).

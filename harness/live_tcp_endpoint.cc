@@ -16,6 +16,7 @@
 #include "generators/endpoints/tcp_endpoint.h"
 #include "harness/cli.h"
 #include "harness/commands.h"
+#include "harness/endpoint_loop.h"
 #include "harness/scenario.h"
 
 namespace gw {
@@ -94,11 +95,10 @@ int cmd_endpoint_tcp(const Args& args) {
   }
   po::notify(vm);
   cfg.bind_address = address;
-  // Stats at the scenario's series interval (10 ms to 1 s), as `gradwall endpoint` sends them.
+  // Stats at the scenario's series interval (serve_endpoint keeps it within 10 ms to 1 s).
   Duration stats_interval{1'000'000'000};
   if (vm.count("scenario")) {
-    stats_interval = std::clamp(load_scenario(vm["scenario"].as<std::string>()).interval,
-                                Duration{10'000'000}, Duration{1'000'000'000});
+    stats_interval = load_scenario(vm["scenario"].as<std::string>()).interval;
   }
   cfg.peer_port = cfg.port;
   LineChannel ch = LineChannel::connect(control);
@@ -109,47 +109,10 @@ int cmd_endpoint_tcp(const Args& args) {
   }
   const endpoints::RunTime rt(start->at("epoch_ns").get<std::int64_t>());
   TcpEndpoint ep(cfg);
-  ch.send({{"t", "ready"}, {"port", ep.port()}});
-
-  Instant next_stats = rt.now() + stats_interval;
-  bool stopping = false;
-  while (!stopping) {
-    Instant now = rt.now();
-    for (const nlohmann::json& m : ch.receive()) {
-      const std::string t = m.value("t", "");
-      if (t == "send") {
-        ep.post(m.at("qp").get<std::uint32_t>(), m.at("peer").get<std::string>(),
-                m.at("msg").get<std::uint64_t>(), m.at("bytes").get<std::uint64_t>(), now);
-      } else if (t == "stop") {
-        stopping = true;
-      }
-    }
-    if (ch.closed()) {
-      std::cerr << "gradwall endpoint-tcp (side " << side << "): the coordinator went away; stopping\n";
-      return kExitEnvironment;
-    }
-    ep.poll(now);
-    for (const endpoints::Delivery& d : ep.take_deliveries()) {
-      ch.send({{"t", "delivered"},
-               {"qp", d.qp},
-               {"msg", d.msg_id},
-               {"bytes", d.bytes},
-               {"posted_ns", ns_of(d.posted)},
-               {"at_ns", ns_of(d.completed)}});
-    }
-    now = rt.now();
-    if (now >= next_stats) {
-      nlohmann::json m = stats_json(ep, side, false);
-      m["at_ns"] = ns_of(now);  // when sampled (live_series.h)
-      ch.send(m);
-      next_stats = now + stats_interval;
-    }
-    if (!stopping) {
-      ep.wait(next_stats, now, ch.fd());
-    }
-  }
-  ch.send(stats_json(ep, side, true));
-  return kExitOk;
+  return serve_endpoint(
+      ep, ch, rt, side, stats_interval, "endpoint-tcp",
+      [&](bool final) { return stats_json(ep, side, final); },
+      [&](Instant now, Instant next_stats) { ep.wait(next_stats, now, ch.fd()); });
 }
 
 }  // namespace gw
