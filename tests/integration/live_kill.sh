@@ -18,7 +18,11 @@ source "$SRC/tests/integration/lib/live.bash"
 
 # 200 iterations of ~0.1 s each: far longer than the test waits before the kill.
 live_scenario "$TMP/kill.json" 5 200Mbit 0 262144 200 cubic
-"$GW" run "$TMP/kill.json" --mode live --out "$TMP/out" >"$TMP/run.out" 2>"$TMP/run.err" &
+# The log files exist before the runner starts: the shell opens the background job's
+# redirections after the fork, so the loop below could otherwise read run.err first.
+: >"$TMP/run.out"
+: >"$TMP/run.err"
+"$GW" run "$TMP/kill.json" --mode live --out "$TMP/out" >>"$TMP/run.out" 2>>"$TMP/run.err" &
 gw_pid=$!
 
 # The pid of endpoint b, from the runner's own log line, then a few completed ops.

@@ -90,7 +90,7 @@ emu_quiet_bench() {
 emu_stderr_port() {
   local what=$1 port
   for _ in $(seq 1 100); do
-    port=$(sed -n "s|^gradwall emu: $what on .*:\([0-9][0-9]*\)\(/.*\)\{0,1\}\$|\1|p" emu.err 2>/dev/null)
+    port=$(sed -n "s|^gradwall emu: $what on .*:\([0-9][0-9]*\)\(/.*\)\{0,1\}\$|\1|p" emu.err 2>/dev/null || true)
     if [[ -n $port ]]; then
       echo "$port"
       return 0
