@@ -3,7 +3,12 @@
 namespace gw {
 
 LossStage::LossStage(const LossSettings& s, std::uint64_t seed, const std::string& stream)
-    : s_(s), rng_(seed, stream), cor_(s.correlation, rng_) {}
+    : s_(s), rng_(seed, stream), cor_(s.correlation, rng_), ge_(ge_thresholds(s)) {}
+
+LossStage::GeThresholds LossStage::ge_thresholds(const LossSettings& s) {
+  return {scaled_probability(s.ge_p), scaled_probability(s.ge_r), scaled_probability(s.ge_1_h),
+          scaled_probability(s.ge_1_k)};
+}
 
 void LossStage::set_settings(const LossSettings& s) {
   if (s.model != s_.model) {
@@ -11,6 +16,7 @@ void LossStage::set_settings(const LossSettings& s) {
     ge_bad_ = false;
   }
   s_ = s;
+  ge_ = ge_thresholds(s);
   cor_.set_correlation(s.correlation);
 }
 

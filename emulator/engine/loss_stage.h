@@ -9,6 +9,7 @@
 // Not-ECT packets are still dropped.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "core/rng.h"
@@ -52,21 +53,32 @@ class LossStage final : public Stage {
   // The model lost p: marked CE instead (true, p goes on) or dropped through out (false).
   bool lost(Packet& p, StageOutput& out);
   // Inline, as the most used model: first the transition, then the loss draw in the state the
-  // packet arrived in.
+  // packet arrived in. One 64-bit draw gives both 32-bit uniforms (the high half decides the
+  // transition, the low half the loss), each compared with its probability scaled to 2^32 as
+  // netem compares its u32 draws (loss_gilb_ell); the halves of a xoshiro256** output are
+  // independent uniforms.
   bool lose_gemodel() {
     const bool was_bad = ge_bad_;
-    const double u = rng_.uniform();
-    if (!was_bad && u < s_.ge_p) {
+    const std::uint64_t u = rng_.next_u64();
+    const std::uint64_t transition = u >> 32;
+    const std::uint64_t loss = u & 0xffff'ffffU;
+    if (!was_bad && transition < ge_.p) {
       ge_bad_ = true;
-    } else if (was_bad && u < s_.ge_r) {
+    } else if (was_bad && transition < ge_.r) {
       ge_bad_ = false;
     }
-    return rng_.uniform() < (was_bad ? s_.ge_1_h : s_.ge_1_k);
+    return loss < (was_bad ? ge_.loss_in_bad : ge_.loss_in_good);
   }
+  // The Gilbert-Elliott probabilities scaled to 2^32 (scaled_probability).
+  struct GeThresholds {
+    std::uint64_t p = 0, r = 0, loss_in_bad = 0, loss_in_good = 0;
+  };
+  static GeThresholds ge_thresholds(const LossSettings& s);
 
   LossSettings s_;
   Rng rng_;
   CorrelatedUniform cor_;
+  GeThresholds ge_;
   State state_ = State::kGapTx;
   bool ge_bad_ = false;
 };

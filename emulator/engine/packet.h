@@ -5,8 +5,11 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <limits>
+#include <type_traits>
 
 #include "core/time.h"
 
@@ -80,6 +83,18 @@ struct Packet {
   std::uint32_t corrupt_bit = kNoCorruption;  // bit index (from frame start) to flip
   IntStack telemetry{};
 };
+
+// `to` = `from`, except the telemetry hops `from` does not carry (hop[i] for i >= hops is
+// unspecified in any packet; readers stop at `hops`): the stages that hold packets copy them
+// with it, 112 bytes instead of 208 when no INT is stamped.
+inline void copy_packet(Packet& to, const Packet& from) {
+  static_assert(std::is_trivially_copyable_v<Packet> && std::is_standard_layout_v<Packet>);
+  constexpr std::size_t kHops = offsetof(Packet, telemetry) + offsetof(IntStack, hop);
+  std::memcpy(static_cast<void*>(&to), &from, kHops);
+  if (from.telemetry.hops != 0) [[unlikely]] {
+    std::memcpy(to.telemetry.hop.data(), from.telemetry.hop.data(), from.telemetry.hops * sizeof(IntHop));
+  }
+}
 
 // Why a packet did not come out. Every drop has exactly one cause; counters are per cause.
 enum class DropCause : std::uint8_t {

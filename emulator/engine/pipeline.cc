@@ -35,39 +35,34 @@ std::uint64_t PipelineCounters::dropped_total() const {
   return n;
 }
 
-// What stage `from` sees as "the rest of the pipeline".
-class Pipeline::Output final : public StageOutput {
- public:
-  Output(Pipeline& pl, std::size_t from, PacketSink& sink) : pl_(pl), from_(from), sink_(sink) {}
+void Pipeline::Output::emit(Packet&& p) {
+  pl_->forward(std::move(p), from_, *pl_->sink_);
+}
 
-  void emit(Packet&& p) override { pl_.forward(std::move(p), from_, sink_); }
-
-  void drop(Packet&& p, DropCause cause) override {
-    if (p.synthetic) {
-      ++pl_.counters_.synthetic_dropped;
-      return;
-    }
-    ++pl_.counters_.dropped[static_cast<std::size_t>(cause)];
-    --pl_.held_real_;
-    sink_.dropped(std::move(p), cause);
+void Pipeline::Output::drop(Packet&& p, DropCause cause) {
+  if (p.synthetic) {
+    ++pl_->counters_.synthetic_dropped;
+    return;
   }
+  ++pl_->counters_.dropped[static_cast<std::size_t>(cause)];
+  --pl_->held_real_;
+  pl_->sink_->dropped(std::move(p), cause);
+}
 
-  void marked(const Packet& /*p*/) override {}
-  void injected(const Packet& /*p*/) override { ++pl_.counters_.synthetic_in; }
-  void duplicated(const Packet& copy) override {
-    ++pl_.counters_.duplicated;
-    ++pl_.held_real_;
-    sink_.duplicated(copy);
-  }
+void Pipeline::Output::marked(const Packet& /*p*/) {}
 
- private:
-  Pipeline& pl_;
-  std::size_t from_;
-  PacketSink& sink_;
-};
+void Pipeline::Output::injected(const Packet& /*p*/) {
+  ++pl_->counters_.synthetic_in;
+}
+
+void Pipeline::Output::duplicated(const Packet& copy) {
+  ++pl_->counters_.duplicated;
+  ++pl_->held_real_;
+  pl_->sink_->duplicated(copy);
+}
 
 Pipeline::Pipeline(const DirectionSpec& spec, std::uint64_t seed, const std::string& stream_prefix)
-    : limit_packets_(spec.limit_packets) {
+    : limit_packets_(spec.limit_packets.value_or(UINT64_MAX)) {
   const std::string pre = stream_prefix + "/";
   auto loss = std::make_unique<LossStage>(spec.loss.value_or(LossSettings{}), seed, pre + "loss");
   auto dup =
@@ -92,6 +87,9 @@ Pipeline::Pipeline(const DirectionSpec& spec, std::uint64_t seed, const std::str
   stages_.push_back(std::move(delay));
   stages_.push_back(std::move(incast));
   stages_.push_back(std::move(slot));
+  for (std::size_t i = 0; i < kStages; ++i) {
+    outs_.emplace_back(*this, i);
+  }
   set_active(spec);
 }
 
@@ -127,6 +125,7 @@ void Pipeline::set_active(const DirectionSpec& spec) {
   }
   std::sort(live_.begin(), live_.end());
   schedule_ = active_[kQueueIdx] && queue_->schedulable() && next_active_[kQueueIdx + 1] == kDelayIdx;
+  loss_active_ = active_[kLossIdx];
   direct_ = schedule_ && !active_[kDuplicateIdx] && !active_[kCorruptIdx] &&
             next_active_[kDelayIdx + 1] == kStages && live_.size() == 2;  // live_: queue, delay
   wake_.assign(kStages, kNever);
@@ -134,7 +133,7 @@ void Pipeline::set_active(const DirectionSpec& spec) {
 }
 
 void Pipeline::reconfigure(const DirectionSpec& spec) {
-  limit_packets_ = spec.limit_packets;
+  limit_packets_ = spec.limit_packets.value_or(UINT64_MAX);
   loss_->set_settings(spec.loss.value_or(LossSettings{}));
   duplicate_->set_settings(spec.duplicate.value_or(ChanceSettings{}));
   corrupt_->set_settings(spec.corrupt.value_or(ChanceSettings{}));
@@ -149,14 +148,13 @@ void Pipeline::forward(Packet&& p, std::size_t from, PacketSink& sink) {
   // Inactive stages are skipped; one switched off by a phase keeps releasing what it holds.
   const std::size_t j = next_active_[from + 1];
   if (j == kQueueIdx && schedule_) {
-    push_to_queue(std::move(p), p.time, sink);
+    push_to_queue(std::move(p), p.time);
     return;
   }
   if (j < kStages) {
-    Output out(*this, j, sink);
     const Instant t = p.time;
     dirty_ |= 1U << j;
-    stages_[j]->push(std::move(p), t, out);
+    stages_[j]->push(std::move(p), t, outs_[j]);
     return;
   }
   deliver(std::move(p), sink);
@@ -170,29 +168,33 @@ void Pipeline::deliver(Packet&& p, PacketSink& sink) {
   ++counters_.delivered;
   counters_.bytes_delivered += p.size_bytes;
   counters_.marked_ce += p.ce_marked ? 1 : 0;
-  counters_.corrupted += p.corrupt_bit != kNoCorruption ? 1 : 0;
+  if (p.corrupt_bit != kNoCorruption) [[unlikely]] {
+    ++counters_.corrupted;
+  }
   if (!p.duplicate) {
-    if (any_delivered_ && p.id < max_delivered_id_) {
+    // Ids count from 0, so the first delivery is never below max_delivered_id_'s initial 0.
+    if (p.id < max_delivered_id_) {
       ++counters_.reordered;
     } else {
       max_delivered_id_ = p.id;
-      any_delivered_ = true;
     }
   }
   sink.deliver(std::move(p));
 }
 
-void Pipeline::push_to_queue(Packet&& p, Instant now, PacketSink& sink) {
-  Output out(*this, kQueueIdx, sink);
-  switch (queue_->push_scheduled(p, now, horizon_, out)) {
+void Pipeline::push_to_queue(Packet&& p, Instant now) {
+  after_queue(queue_->push_scheduled(p, now, horizon_, outs_[kQueueIdx]), std::move(p), now);
+}
+
+inline void Pipeline::after_queue(QueueStage::Admission a, Packet&& p, Instant now) {
+  switch (a) {
     case QueueStage::Admission::kScheduled:
       // Straight on to the delay stage, which takes it as arriving at its departure.
       dirty_ |= 1U << kDelayIdx;
-      if (p.time > now) {
+      if (p.time > now) [[likely]] {
         delay_->push_ahead(std::move(p), now);
       } else {
-        Output delay_out(*this, kDelayIdx, sink);
-        delay_->push(std::move(p), now, delay_out);
+        delay_->push(std::move(p), now, outs_[kDelayIdx]);
       }
       return;
     case QueueStage::Admission::kHeld:
@@ -234,6 +236,7 @@ Instant Pipeline::next_wakeup() const {
 }
 
 void Pipeline::run_until(Instant now, PacketSink& sink) {
+  sink_ = &sink;
   for (;;) {
     refresh();
     const Instant t = next_;
@@ -241,9 +244,8 @@ void Pipeline::run_until(Instant now, PacketSink& sink) {
       queue_->settle(now);  // the backlog as of `now`, for queue_bytes() and the next arrival
       return;
     }
-    Output out(*this, which_, sink);
     dirty_ |= 1U << which_;
-    stages_[which_]->pull(t, out);
+    stages_[which_]->pull(t, outs_[which_]);
   }
 }
 
@@ -258,7 +260,7 @@ bool Pipeline::enter(Packet& p, Instant now, PacketSink& sink) {
   ++counters_.packets_in;
   counters_.bytes_in += p.size_bytes;
   ++held_real_;
-  if (limit_packets_ && held_real_ > *limit_packets_) {
+  if (held_real_ > limit_packets_) [[unlikely]] {
     ++counters_.dropped[static_cast<std::size_t>(DropCause::kLimit)];
     --held_real_;
     sink.dropped(std::move(p), DropCause::kLimit);
@@ -275,13 +277,12 @@ void Pipeline::push_events(Packet&& p, Instant now, PacketSink& sink) {
   // Enter as if emitted by a stage before the first.
   const std::size_t j = next_active_[0];
   if (j == kQueueIdx && schedule_) {
-    push_to_queue(std::move(p), now, sink);
+    push_to_queue(std::move(p), now);
     return;
   }
   if (j < kStages) {
-    Output out(*this, j, sink);
     dirty_ |= 1U << j;
-    stages_[j]->push(std::move(p), now, out);
+    stages_[j]->push(std::move(p), now, outs_[j]);
     return;
   }
   forward(std::move(p), kStages, sink);  // no stage at all: straight out
@@ -291,6 +292,7 @@ void Pipeline::push_events(Packet&& p, Instant now, PacketSink& sink) {
 // what it holds up to `now` (in the order its pull() calls would), then pass p through loss
 // and the scheduling queue to it. Same packets, times and counters as the event loop.
 void Pipeline::push_direct(Packet&& p, Instant now, PacketSink& sink) {
+  sink_ = &sink;
   if (delay_->DelayStage::next_wakeup() <= now) {
     delay_->release_until(now, [this, &sink](Packet& q) { deliver(std::move(q), sink); });
     dirty_ |= 1U << kDelayIdx;
@@ -299,13 +301,12 @@ void Pipeline::push_direct(Packet&& p, Instant now, PacketSink& sink) {
   if (!enter(p, now, sink)) {
     return;
   }
-  if (active_[kLossIdx]) {
-    Output out(*this, kLossIdx, sink);
-    if (!loss_->pass(p, out)) {
-      return;
-    }
+  if (loss_active_ && !loss_->pass(p, outs_[kLossIdx])) {
+    return;
   }
-  push_to_queue(std::move(p), now, sink);
+  // push() checked that the queue holds nothing for events; settling and the loss stage do
+  // not change that.
+  after_queue(queue_->push_settled(p, now, horizon_, false, outs_[kQueueIdx]), std::move(p), now);
 }
 
 NextRelease Pipeline::peek_next() const {

@@ -106,11 +106,28 @@ class Pipeline {
   const QueueStage* queue() const { return queue_; }
 
  private:
-  class Output;
+  // What stage `from` sees as "the rest of the pipeline", for the call in progress: every
+  // call that takes a sink stores it in sink_ first. One per stage, made once, so the
+  // per-packet path builds none.
+  class Output final : public StageOutput {
+   public:
+    Output(Pipeline& pl, std::size_t from) : pl_(&pl), from_(from) {}
+    void emit(Packet&& p) override;
+    void drop(Packet&& p, DropCause cause) override;
+    void marked(const Packet& p) override;
+    void injected(const Packet& p) override;
+    void duplicated(const Packet& copy) override;
+
+   private:
+    Pipeline* pl_;
+    std::size_t from_;
+  };
   void run_until(Instant now, PacketSink& sink);
   void forward(Packet&& p, std::size_t from, PacketSink& sink);
   void set_active(const DirectionSpec& spec);
-  void push_to_queue(Packet&& p, Instant now, PacketSink& sink);
+  void push_to_queue(Packet&& p, Instant now);
+  // The scheduling queue's verdict on p: scheduled ones go on to the delay stage.
+  void after_queue(QueueStage::Admission a, Packet&& p, Instant now);
   // Entry bookkeeping for p arriving at `now`; false when the pipeline's packet limit dropped it.
   bool enter(Packet& p, Instant now, PacketSink& sink);
   // p leaves the pipeline: counted and handed to the owner.
@@ -130,6 +147,8 @@ class Pipeline {
   mutable Instant next_ = kNever;  // the earliest of wake_ (valid when dirty_ == 0)
   mutable std::size_t which_ = 0;  // its stage; on a tie the most downstream
   void refresh() const;
+  std::vector<Output> outs_;    // [i]: stage i's
+  PacketSink* sink_ = nullptr;  // the sink of the call in progress
   QueueStage* queue_ = nullptr;
   LossStage* loss_ = nullptr;
   DuplicateStage* duplicate_ = nullptr;
@@ -140,15 +159,15 @@ class Pipeline {
   PipelineCounters counters_;
   std::uint64_t next_id_ = 0;
   std::uint64_t max_delivered_id_ = 0;
-  bool any_delivered_ = false;
   std::uint64_t held_real_ = 0;
-  std::optional<std::uint64_t> limit_packets_;
+  std::uint64_t limit_packets_ = UINT64_MAX;  // netem `limit`; UINT64_MAX: none
   Instant horizon_ = kNever;
   bool schedule_ = false;  // the queue schedules at admission and passes packets to the delay stage
   // The direct path (push_direct): only loss, a scheduling queue and the delay stage take part
   // and the delay stage is the last, so while the queue holds nothing the event-driven way the
   // delay stage is the only one with events and push() needs no event loop.
   bool direct_ = false;
+  bool loss_active_ = false;  // active_[kLossIdx], for the direct path
 };
 
 }  // namespace gw

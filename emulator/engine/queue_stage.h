@@ -65,6 +65,8 @@ class QueueStage final : public Stage {
   // p on now; kDropped: p went to out.drop; kHeld: the queue keeps p and serves it by events,
   // as push() does. Scheduling needs schedulable() and no packet held the event-driven way.
   Admission push_scheduled(Packet& p, Instant now, Instant horizon, StageOutput& out);
+  // push_scheduled() for a caller that settled the queue at `now` and knows holds_events().
+  Admission push_settled(Packet& p, Instant now, Instant horizon, bool events, StageOutput& out);
   // Packets held the event-driven way (in the queue or on the wire): while there are any, the
   // queue has events and new packets queue behind them.
   bool holds_events() const { return wire_q_ >= 0 || !sub_[0].empty() || !sub_[1].empty(); }
@@ -109,7 +111,7 @@ class QueueStage final : public Stage {
   void enqueue(Packet&& p, Instant now, StageOutput& out);
   // Limits and the AQM's enqueue verdict (marking p); false when p was dropped. admit() is
   // the scheduled path's inline form (no packet held for events, so a cheaper view).
-  bool admit(Packet& p, Instant now, StageOutput& out);
+  bool admit(Packet& p, Instant now, bool events, StageOutput& out);  // events: holds_events()
   bool admit_slow(Packet& p, Instant now, StageOutput& out);
   bool drop_at_admission(Packet& p, DropCause cause, StageOutput& out);
   bool apply_verdict(Packet& p, AqmVerdict v, StageOutput& out);
@@ -238,24 +240,36 @@ inline void QueueStage::settle_until(Instant now) {
   }
 }
 
-inline bool QueueStage::admit(Packet& p, Instant now, StageOutput& out) {
+inline bool QueueStage::admit(Packet& p, Instant now, bool events, StageOutput& out) {
   if (packets_total_ >= max_packets_) [[unlikely]] {
     return drop_at_admission(p, DropCause::kQueuePackets, out);
   }
   if (bytes_total_ + p.size_bytes > max_bytes_) [[unlikely]] {
     return drop_at_admission(p, DropCause::kQueueBytes, out);
   }
-  const AqmVerdict v = aqm_on_enqueue(p, holds_events() ? view(now) : scheduled_view(now), now);
+  // RED's idle fast path before any view is built: nothing held for events and nothing
+  // scheduled waiting is the view's packets[0] == 0.
+  if (red_ != nullptr && !events && sched_.empty() && red_->pass_at_empty(now)) {
+    return true;
+  }
+  const AqmVerdict v = aqm_on_enqueue(p, events ? view(now) : scheduled_view(now), now);
   return v == AqmVerdict::kPass || apply_verdict(p, v, out);
 }
 
 inline QueueStage::Admission QueueStage::push_scheduled(Packet& p, Instant now, Instant horizon,
                                                         StageOutput& out) {
   settle(now);
-  if (!admit(p, now, out)) {
+  return push_settled(p, now, horizon, holds_events(), out);
+}
+
+[[gnu::always_inline]] inline QueueStage::Admission QueueStage::push_settled(Packet& p, Instant now,
+                                                                             Instant horizon, bool events,
+                                                                             StageOutput& out) {
+  // Admission neither holds p nor serves anything, so `events` stays true to the queue.
+  if (!admit(p, now, events, out)) {
     return Admission::kDropped;
   }
-  if (schedulable_ && !holds_events()) [[likely]] {
+  if (schedulable_ && !events) [[likely]] {
     const Instant start = std::max(now, wire_free_);
     const Duration tx = transmit_time(p.size_bytes, start);
     const Instant departure = start + tx;

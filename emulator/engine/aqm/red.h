@@ -34,13 +34,22 @@ class RedAqm final : public Aqm {
     // An arrival at an empty queue with an average of 0, the common case on a link that keeps
     // up, inline: the idle decay keeps 0 at 0 and 0 is below min (the paper's Fig. 2 then
     // resets count). The same as on_enqueue_slow(), without the call.
-    if (avg_ == 0 && q.packets[0] == 0 && idle_since_ && s_.min_bytes > 0) {
-      idle_since_ = now;
-      count_ = -1;
-      last_p_ = 0;
+    if (q.packets[0] == 0 && pass_at_empty(now)) {
       return AqmVerdict::kPass;
     }
     return on_enqueue_slow(p, q, now);
+  }
+  // on_enqueue() for an arrival that finds the queue empty (q.packets[0] == 0), when that is
+  // the fast path's case: true when p passed (the state updated as on_enqueue() does), false
+  // when on_enqueue() must decide (nothing changed). The queue calls it before building a view.
+  bool pass_at_empty(Instant now) {
+    if (avg_ == 0 && idle_since_ && s_.min_bytes > 0) {
+      idle_since_ = now;
+      count_ = -1;
+      last_p_ = 0;
+      return true;
+    }
+    return false;
   }
   AqmVerdict on_dequeue(const Packet& p, Duration sojourn, const QueueView& q, Instant now) override;
   bool decides_at_enqueue() const override { return true; }
