@@ -243,16 +243,29 @@ void flows_and_paths(std::ostringstream& os, const json& report) {
   if (!flows.empty()) {
     os << "<h2>Flows</h2><p>Jain fairness (bulk flows): " << fixed(report["flows"]["jain_fairness"], 3)
        << "</p><table><tr><th>id</th><th class=\"l\">from</th><th class=\"l\">to</th><th class=\"l\">cc</th>"
-          "<th>goodput</th><th>RTT p50</th><th>RTT p99</th><th>sent</th><th>retransmits</th><th>timeouts</th>"
-          "<th>completion</th></tr>\n";
+          "<th class=\"l\">class</th><th>goodput</th><th>RTT p50</th><th>RTT p99</th><th>sent</th>"
+          "<th>retransmits</th><th>timeouts</th><th>completion</th></tr>\n";
     for (const json& f : flows) {
+      const json cls = f.value("class", json(nullptr));
       os << "<tr><td>" << f["id"] << "</td><td class=\"l\">" << esc(f["from"]) << "</td><td class=\"l\">"
-         << esc(f["to"]) << "</td><td class=\"l\">" << esc(f["cc"]) << "</td><td>"
+         << esc(f["to"]) << "</td><td class=\"l\">" << esc(f["cc"]) << "</td><td class=\"l\">"
+         << (cls.is_null() ? std::string("workload") : esc(cls)) << "</td><td>"
          << rate_text(f["goodput_bps"].get<double>()) << "</td><td>"
          << duration_text(f["rtt_ns"]["p50"].get<double>()) << "</td><td>"
          << duration_text(f["rtt_ns"]["p99"].get<double>()) << "</td><td>" << f["packets_sent"] << "</td><td>"
          << f["retransmits"] << "</td><td>" << f["timeouts"] << "</td><td>"
          << (f["completion_ns"].is_null() ? "-" : duration_text(f["completion_ns"].get<double>()))
+         << "</td></tr>\n";
+    }
+    os << "</table>\n";
+  }
+  if (const json background = report["flows"].value("background", json::array()); !background.empty()) {
+    os << "<h2>Background traffic</h2><table><tr><th class=\"l\">class</th><th>flows</th><th>goodput</th>"
+          "<th>delivered</th><th>retransmits</th></tr>\n";
+    for (const json& b : background) {
+      os << "<tr><td class=\"l\">" << esc(b["class"]) << "</td><td>" << b["flows"] << "</td><td>"
+         << rate_text(b["goodput_bps"].get<double>()) << "</td><td>"
+         << bytes_text(b["bytes_delivered"].get<double>()) << "</td><td>" << b["retransmits"]
          << "</td></tr>\n";
     }
     os << "</table>\n";

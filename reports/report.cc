@@ -305,10 +305,22 @@ json flows_section(const ResultInput& in) {
                                                            static_cast<double>(f.packets_sent)))},
                      {"timeouts", f.timeouts},
                      {"marks_ce", f.marks_ce},
-                     {"completion_ns", f.completion ? json(ns_of(*f.completion)) : json(nullptr)}});
+                     {"completion_ns", f.completion ? json(ns_of(*f.completion)) : json(nullptr)},
+                     {"class", f.traffic_class.empty() ? json(nullptr) : json(f.traffic_class)}});
   }
-  return {
-      {"flows", std::move(flows)}, {"goodput_total_bps", total}, {"jain_fairness", null_or(jain(in.flows))}};
+  // Background traffic by class (storage, tenants, microbursts beside the workload).
+  json background = json::array();
+  for (const BackgroundRecord& b : in.background) {
+    background.push_back({{"class", b.traffic_class},
+                          {"flows", b.flows},
+                          {"bytes_delivered", b.bytes_delivered},
+                          {"goodput_bps", b.goodput_bps},
+                          {"retransmits", b.retransmits}});
+  }
+  return {{"flows", std::move(flows)},
+          {"goodput_total_bps", total},
+          {"jain_fairness", null_or(jain(in.flows))},
+          {"background", std::move(background)}};
 }
 
 }  // namespace

@@ -107,7 +107,18 @@ FlowRecord flow_of(const JsonReader& r) {
   if (r.has("completion_ns") && !r.raw().at("completion_ns").is_null()) {
     f.completion = nanoseconds(r, "completion_ns");
   }
+  f.traffic_class = r.optional_string("class").value_or("");
   return f;
+}
+
+BackgroundRecord background_of(const JsonReader& r) {
+  BackgroundRecord b;
+  b.traffic_class = r.string("class");
+  b.flows = optional_count(r, "flows");
+  b.bytes_delivered = optional_count(r, "bytes_delivered");
+  b.goodput_bps = r.number("goodput_bps", 0, kHuge);
+  b.retransmits = optional_count(r, "retransmits");
+  return b;
 }
 
 std::map<std::string, std::uint64_t> counts_by_cause(const JsonReader& r, std::string_view key) {
@@ -218,6 +229,7 @@ ResultInput read_result(const nlohmann::json& result, const std::string& file) {
   in.mode = r.optional_string("mode").value_or("sim");
   in.duration = r.has("duration_ns") ? nanoseconds(r, "duration_ns") : Duration{0};
   in.flows = records<FlowRecord>(r, "flows", flow_of);
+  in.background = records<BackgroundRecord>(r, "background", background_of);
   in.paths = records<PathRecord>(r, "paths", path_of);
   in.collectives =
       finished_records<CollectiveRecord>(r, "collectives", collective_of, in.unfinished_collectives);

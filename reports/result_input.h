@@ -50,6 +50,16 @@ struct FlowRecord {
   std::uint64_t marks_ce = 0;
   Percentiles rtt_ns;
   std::optional<Duration> completion;
+  std::string traffic_class;  // background flows' class ("storage", "tenant", ...); "" = workload
+};
+
+// Background traffic beside the workload (result.json "background"), one record per class.
+struct BackgroundRecord {
+  std::string traffic_class;
+  std::uint64_t flows = 0;
+  std::uint64_t bytes_delivered = 0;
+  double goodput_bps = 0;  // sum of the class's flows
+  std::uint64_t retransmits = 0;
 };
 
 struct PathRecord {
@@ -97,6 +107,7 @@ struct ResultInput {
   std::string mode;
   Duration duration{0};
   std::vector<FlowRecord> flows;
+  std::vector<BackgroundRecord> background;
   std::vector<PathRecord> paths;
   std::vector<CollectiveRecord> collectives;
   std::vector<IterationRecord> iterations;

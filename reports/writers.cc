@@ -132,6 +132,17 @@ void md_flows(std::ostringstream& os, const json& flows) {
   os << "\nJain fairness: " << fixed(flows["jain_fairness"], 3) << "\n";
 }
 
+// Background traffic by class: what the workload shared the network with.
+void md_background(std::ostringstream& os, const json& background) {
+  os << "\n### Background traffic\n\n| class | flows | goodput | delivered | retransmits "
+        "|\n|---|---|---|---|---|\n";
+  for (const json& b : background) {
+    os << "| " << md_cell(b["class"].get<std::string>()) << " | " << b["flows"] << " | "
+       << rate_text(b["goodput_bps"].get<double>()) << " | " << bytes_text(b["bytes_delivered"].get<double>())
+       << " | " << b["retransmits"] << " |\n";
+  }
+}
+
 std::string html_format(const json& report, const json& result) {
   return write_html(report, result);
 }
@@ -179,6 +190,9 @@ std::string write_summary_md(const json& report) {
   }
   if (report["collectives"]["ops"].empty() && !report["flows"]["flows"].empty()) {
     md_flows(os, report["flows"]);
+  }
+  if (const json background = report["flows"].value("background", json::array()); !background.empty()) {
+    md_background(os, background);
   }
   return os.str();
 }

@@ -63,6 +63,16 @@ TEST(HtmlReport, FlowRunHasNoCollectiveSectionsButStillPlotsSeries) {
   expect_offline(html);
 }
 
+TEST(HtmlReport, BackgroundTrafficTableAndFlowClasses) {
+  const json result = testing::background_result();
+  const std::string html = write_html(build_report(result), result);
+  EXPECT_NE(html.find("<h2>Background traffic</h2>"), std::string::npos);
+  EXPECT_NE(html.find("<td class=\"l\">storage</td><td>1</td><td>2 Gbit/s</td>"), std::string::npos);
+  EXPECT_NE(html.find("<td class=\"l\">workload</td>"), std::string::npos);  // flow 0
+  const json plain = collective_result();
+  EXPECT_EQ(write_html(build_report(plain), plain).find("Background traffic"), std::string::npos);
+}
+
 TEST(HtmlReport, NamesAreEscaped) {
   json result = collective_result();
   result["scenario"] = "<script>alert(1)</script>";

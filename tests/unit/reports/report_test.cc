@@ -323,6 +323,27 @@ TEST(ReportInput, MalformedResultsNameTheJsonPathAndReason) {
   r = collective_result();
   r["baseline"]["iterations"][1]["compute_ns"] = 1e9;
   expect_input_error(r, "$.baseline.iterations[1].compute_ns", "must be in");
+  r = testing::background_result();
+  r["background"][0].erase("class");
+  expect_input_error(r, "$.background[0].class", "is required");
+  r = testing::background_result();
+  r["background"][0]["goodput_bps"] = -1;
+  expect_input_error(r, "$.background[0].goodput_bps", "must be in");
+}
+
+TEST(ReportBackground, ClassesFromTheResultAndEachFlowTagged) {
+  const json report = build_report(testing::background_result());
+  const json& bg = report["flows"]["background"];
+  ASSERT_EQ(bg.size(), 1u);
+  EXPECT_EQ(bg[0]["class"], "storage");
+  EXPECT_EQ(bg[0]["flows"], 1);
+  EXPECT_EQ(bg[0]["bytes_delivered"], 250000000);
+  EXPECT_DOUBLE_EQ(bg[0]["goodput_bps"].get<double>(), 2e9);
+  EXPECT_EQ(bg[0]["retransmits"], 30);
+  EXPECT_TRUE(report["flows"]["flows"][0]["class"].is_null());  // the workload's
+  EXPECT_EQ(report["flows"]["flows"][1]["class"], "storage");
+  // Without background traffic the list is there and empty.
+  EXPECT_TRUE(build_report(collective_result())["flows"]["background"].empty());
 }
 
 }  // namespace

@@ -124,4 +124,15 @@ inline nlohmann::json flow_result() {
   return r;
 }
 
+// collective_result() with background traffic beside the workload: flow 1 is a storage flow
+// (2 Gbit/s, 30 retransmits), and result.json's per-class summary says so.
+inline nlohmann::json background_result() {
+  nlohmann::json r = collective_result();
+  r["flows"][1]["class"] = "storage";
+  r["background"] = nlohmann::json::parse(R"([
+    {"class": "storage", "flows": 1, "bytes_delivered": 250000000, "goodput_bps": 2000000000, "retransmits": 30}
+  ])");
+  return r;
+}
+
 }  // namespace gw::reports::testing

@@ -61,7 +61,8 @@ TEST(ReportSchema, ReportsValidateAgainstReportSchema) {
   const testing::TempDir tmp;
   json no_baseline = collective_result();
   no_baseline["baseline"] = nullptr;
-  for (const json& report : {failing_report(), build_report(flow_result()), build_report(no_baseline)}) {
+  for (const json& report : {failing_report(), build_report(flow_result()), build_report(no_baseline),
+                             build_report(testing::background_result())}) {
     const auto file = tmp.file("report.json", write_report_json(report));
     const auto log = tmp.file("jsonschema.log", "");
     const std::string script =
@@ -91,6 +92,13 @@ TEST(SummaryMarkdown, FlowWorkloadListsFlows) {
   EXPECT_NE(md.find("### Flows"), std::string::npos);
   EXPECT_NE(md.find("| 1 | a/1 | b/1 | dcqcn | 2 Gbit/s | 2.5 ms | 8 ms | 30 |"), std::string::npos) << md;
   EXPECT_EQ(md.find("### GPU idle"), std::string::npos);
+}
+
+TEST(SummaryMarkdown, BackgroundTrafficByClass) {
+  const std::string md = write_summary_md(build_report(testing::background_result()));
+  EXPECT_NE(md.find("### Background traffic"), std::string::npos) << md;
+  EXPECT_NE(md.find("| storage | 1 | 2 Gbit/s | "), std::string::npos) << md;
+  EXPECT_EQ(write_summary_md(build_report(flow_result())).find("### Background traffic"), std::string::npos);
 }
 
 TEST(NcclTable, OneRowPerOpWithMedianTimeAndBandwidths) {
