@@ -583,13 +583,6 @@ class IdleNap {
   Duration guard_{std::chrono::microseconds(200)};
 };
 
-// Lane::warm() runs when nothing came in and the next release is between kWarmStop (~1 us of
-// warming per loop with two lanes, so the last loops before a release are plain polls) and
-// kWarmStart away, at most once every kWarmEvery.
-constexpr Duration kWarmStop{std::chrono::microseconds(2)};
-constexpr Duration kWarmStart{std::chrono::microseconds(50)};
-constexpr Duration kWarmEvery{std::chrono::microseconds(5)};
-
 struct LoopContext {
   const ForwarderOptions* o;
   const std::atomic<bool>* stop;
@@ -599,6 +592,64 @@ struct LoopContext {
   Instant finished{};        // when this lcore's drain ended
   LcoreStats counted{};      // what this lcore's loop did
 };
+
+// Lane::warm() runs when nothing came in and the next release is between kWarmStop + the
+// learned cost of a warm-up (WarmCost) and kWarmStart away, at most once every kWarmEvery.
+constexpr Duration kWarmStop{std::chrono::microseconds(2)};
+constexpr Duration kWarmStart{std::chrono::microseconds(50)};
+constexpr Duration kWarmEvery{std::chrono::microseconds(5)};
+// How long a warm-up (Lane::warm on every lane of the lcore) takes: the longest recent one,
+// decaying by 1/64 per warm-up. Measured on the ping bench, the first warm-up after a wait
+// takes 8-13 us (it is cold: that is what it is for), rarely 30-55 us, later ones ~1 us; one
+// started closer than that to the release made the release late by the rest (5-8 us: one of
+// the causes of the delay error's p99 there, with late wakeups and stalls of the lcore), so
+// the loop starts none that close and releases cold instead (~1-3 us, release_ahead's advance).
+class WarmCost {
+ public:
+  Duration get() const { return cost_; }
+  void took(Duration d) { cost_ = std::clamp(std::max(d, cost_ - cost_ / 64), kMin, kMax); }
+
+ private:
+  static constexpr Duration kMin{std::chrono::microseconds(1)};
+  // At most this, so that warm-ups still run (between kWarmStop + kMax and kWarmStart) and the
+  // estimate, which only moves when one runs, cannot lock them out after one slow warm-up.
+  static constexpr Duration kMax{std::chrono::microseconds(20)};
+  Duration cost_{std::chrono::microseconds(10)};
+};
+
+// When nothing came in and the next event is at most kPrepare away, the loop stops polling rx
+// and releases ahead (release_ahead). A frame arriving meanwhile waits in the rx ring for at
+// most that long (plus the engine's advance), as it would during a loop or a nap.
+constexpr Duration kPrepare = kWarmStop;
+
+// The next event is `next`, a little ahead of `now`, and nothing came in: every engine is
+// advanced to `next` now, so what it releases then is in its sink's FIFO before it is due, then
+// the lcore spins on the TSC until `next` and sends it. Measured with per-step timestamps
+// (docs/benchmarks.md, "Delay accuracy"), a release after 20 ms of polling spent ~1 us in
+// engine.advance and the sink's deliver even with Lane::warm, plus up to a loop's period before
+// the loop saw it due; both are now before the due instant. The engines see the same calls a
+// loop at `next` would make (no frame enters before the spin ends: rx is not polled), so what
+// they release, drop and mark is the same; only the work moves ahead. Returns the time after
+// the send.
+// Not inlined: it runs only when the lcore is idle, and kept out of the loop it leaves the
+// loop's code as it was for the forwarding rate.
+[[gnu::noinline]] Instant release_ahead(LoopContext& c, Instant next) {
+  for (Lane* lane : c.lanes) {
+    lane->engine.advance(next, lane->sink);
+  }
+  Instant now = c.clock->now();
+  if (now >= next) {
+    ++c.counted.ahead_late;  // the advance itself ran past the release
+  }
+  while (now < next) {  // no rte_pause(): in a VM a PAUSE loop may make the hypervisor take the CPU
+    now = c.clock->now();
+  }
+  for (Lane* lane : c.lanes) {
+    lane->sink.transmit_due(now);
+  }
+  ++c.counted.ahead;
+  return c.clock->now();
+}
 
 // The l2fwd-shaped loop over one or two lanes, then the drain; run by one lcore.
 void run_lanes(LoopContext& c) {
@@ -615,6 +666,7 @@ void run_lanes(LoopContext& c) {
   Instant next_publish = now + o.publish_interval;
   IdleNap idle(o.idle_sleep);
   Instant warmed = kEpoch - kWarmEvery;  // when Lane::warm() last ran
+  WarmCost warm_cost;
   while (!c.stop->load(std::memory_order_relaxed) && now < c.end) {
     // Release first: what is due leaves with no rx polling in between (on af_packet a poll of
     // two ports is most of a loop), then take the frames that came.
@@ -648,18 +700,21 @@ void run_lanes(LoopContext& c) {
     }
     const Duration nap = idle.nap(got, now, next);
     ++c.counted.loops;
-    if (got == 0 && nap == Duration{0} && next != kNever && next - now > kWarmStop &&
+    if (got == 0 && nap == Duration{0} && next != kNever && next - now > kWarmStop + warm_cost.get() &&
         next - now <= kWarmStart && now - warmed >= kWarmEvery) {
-      // Polling towards the next release: make it start warm, except in the last stretch
-      // before it, where each loop is kept as short as it can be (the release is seen at the
-      // first loop that starts after it is due), and not every loop (a frame arriving waits
-      // in the rx ring meanwhile).
+      // Polling towards the next release: make it start warm, but not so close to it that the
+      // warm-up would still run when it is due (the last stretch is release_ahead's), and not
+      // every loop (a frame arriving waits in the rx ring meanwhile).
       for (Lane* lane : c.lanes) {
         lane->warm();
       }
       warmed = now;
+      now = c.clock->now();
+      warm_cost.took(now - warmed);
     }
-    if (nap > Duration{0}) {
+    if (got == 0 && next != kNever && next > now && next - now <= kPrepare) {
+      now = release_ahead(c, next);
+    } else if (nap > Duration{0}) {
       const Instant before = c.clock->now();
       std::this_thread::sleep_for(nap);
       now = c.clock->now();

@@ -114,6 +114,8 @@ nlohmann::json to_json(const EmuStats& s) {
                       {"naps", l.naps},
                       {"nap_ns", l.nap_ns},
                       {"nap_guard_ns", l.nap_guard_ns},
+                      {"ahead", l.ahead},
+                      {"ahead_late", l.ahead_late},
                       {"realtime", l.realtime}});
   }
   return {{"a_to_b", to_json(s.a_to_b)},

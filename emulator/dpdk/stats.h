@@ -101,6 +101,10 @@ struct LcoreStats {
   std::uint64_t naps = 0;
   std::int64_t nap_ns = 0;
   std::int64_t nap_guard_ns = 0;
+  // Releases sent ahead: the engines advanced to a release just before it was due, then the
+  // lcore spun until it was (forwarder.cc, release_ahead); _late: the advance ran past it.
+  std::uint64_t ahead = 0;
+  std::uint64_t ahead_late = 0;
   bool realtime = false;  // running SCHED_FIFO (--rt-priority)
 };
 

@@ -6,6 +6,10 @@
 # RTT tolerance: 2 x 20 ms is the configured floor; through a bare DPDK forwarder the bench
 # adds ~0.1 ms (MACHINE.md: kernel, af_packet, polling), so 45 ms leaves 5 ms for a loaded
 # 2-vCPU machine while still catching a delay applied twice or not at all.
+# Never early: the minimum RTT is >= 40 ms exactly (no tolerance: the bench only adds time) and
+# the loop released ahead at least once (lcores[].ahead: the engine advanced to a release
+# before it was due, then the lcore waited for it; forwarder.cc, release_ahead), so a release
+# sent before its time would show here.
 # Needs root (namespaces, af_packet); skipped with exit 0 otherwise. Labels: cli;root.
 # Usage: emu_ping.sh GRADWALL SOURCE_DIR   (how tests/CMakeLists.txt runs it)
 set -euo pipefail
@@ -30,12 +34,20 @@ run ip netns exec gw-a ping -c 20 -i 0.2 198.18.0.2
 echo "$out" | tail -2
 loss=$(sed -n 's/.* \([0-9.]*\)% packet loss.*/\1/p' <<<"$out")
 avg=$(sed -n 's|^rtt min/avg/max/mdev = [0-9.]*/\([0-9.]*\)/.*|\1|p' <<<"$out")
+min=$(sed -n 's|^rtt min/avg/max/mdev = \([0-9.]*\)/.*|\1|p' <<<"$out")
 [[ $loss == 0 ]] || fail "ping lost ${loss:-?} % (want 0): $out"
 if [[ -z $avg ]] || ! "$PY" -c "import sys; sys.exit(0 if 40 <= $avg <= 45 else 1)"; then
   fail "average RTT ${avg:-?} ms, want [40, 45] (2 x 20 ms + bench overhead)"
 fi
 
+if [[ -z $min ]] || ! "$PY" -c "import sys; sys.exit(0 if $min >= 40 else 1)"; then
+  fail "minimum RTT ${min:-?} ms, want >= 40 (2 x 20 ms: a frame left before its release)"
+fi
+
 emu_wait_exit
 emu_check_stats s.json 20
+ahead=$("$PY" -c 'import json, sys; print(sum(l.get("ahead", 0) for l in json.load(open(sys.argv[1]))["lcores"]))' s.json)
+echo "releases sent ahead: $ahead"
+((ahead >= 1)) || fail "no release was sent ahead (lcores[].ahead = $ahead): the never-early check saw none"
 
 finish
