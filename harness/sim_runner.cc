@@ -13,6 +13,7 @@
 #include "core/event_loop.h"
 #include "core/histogram.h"
 #include "core/indexed_heap.h"
+#include "emulator/engine/int_pool.h"
 #include "emulator/fabric/network.h"
 #include "generators/cc/congestion_control.h"
 #include "generators/transport/queue_pair.h"
@@ -177,7 +178,12 @@ class SimRun final : public fabric::Receiver, public Wakeable, public MessageSer
   // fabric::Receiver
   void receive(Instant now, Packet&& p) override;
   void dropped(Instant now, Packet&& p, DropCause cause, const std::string& hop) override;
-  void duplicated(const Packet& copy) override { pool_.add_ref(copy.handle); }
+  void duplicated(Packet& copy) override {
+    pool_.add_ref(copy.handle);
+    if (copy.telemetry != nullptr) {
+      copy.telemetry = int_stacks_.take_copy(*copy.telemetry);
+    }
+  }
 
   // Timer of the run itself: flow starts and time-series samples.
   void wake(Instant now) override;
@@ -225,6 +231,8 @@ class SimRun final : public fabric::Receiver, public Wakeable, public MessageSer
   // qp number -> (flow, is the sender)
   std::vector<std::pair<std::uint32_t, bool>> qp_owner_;
   SegmentPool pool_;
+  // Every packet's INT stack (the hops' queue stages stamp into it), from send to arrival.
+  IntPool int_stacks_;
   Accounting accounting_;
   Series series_;
   Instant next_sample_ = kEpoch;
@@ -268,6 +276,7 @@ void SimRun::packet_of(const Segment& s, HostId from, Packet& p) {
   p = Packet{};
   p.size_bytes = s.wire_bytes();
   p.handle = pool_.put(s);
+  p.telemetry = int_stacks_.take();
   PacketHeaders& h = p.headers;
   h.valid_l3 = true;
   h.valid_l4 = true;
@@ -483,6 +492,7 @@ void SimRun::receive(Instant now, Packet&& p) {
   ++accounting_.packets_received;
   if (p.corrupt_bit != kNoCorruption) {
     pool_.release(p.handle);
+    int_stacks_.give(p.telemetry);
     ++accounting_.corrupted_discarded;  // the ICRC no longer matches: the NIC drops it
     return;
   }
@@ -505,13 +515,14 @@ void SimRun::receive(Instant now, Packet&& p) {
     if (s.ce) {
       ++f.marks_ce;
     }
-    s.hop_count = static_cast<std::uint8_t>(std::min<std::size_t>(p.telemetry.hops, s.int_hops.size()));
+    s.hop_count = static_cast<std::uint8_t>(std::min<std::size_t>(p.telemetry->hops, s.int_hops.size()));
     for (std::size_t i = 0; i < s.hop_count; ++i) {
-      const IntHop& in = p.telemetry.hop[i];
+      const IntHop& in = p.telemetry->hop[i];
       s.int_hops[i] = cc::IntHopEcho{in.node_id, in.queue_bytes, in.tx_bytes, in.egress_ts_ns,
                                      std::uint64_t{in.link_rate_mbps} * 1'000'000};
     }
   }
+  int_stacks_.give(p.telemetry);
   QueuePair& qp = is_sender ? *f.sender : *f.receiver;
   qp.on_segment(now, s);
   if (!shared) {
@@ -551,6 +562,7 @@ void SimRun::after_event(Flow& f, bool is_sender, Instant now) {
 
 void SimRun::dropped(Instant /*now*/, Packet&& p, DropCause cause, const std::string& hop) {
   pool_.release(p.handle);
+  int_stacks_.give(p.telemetry);
   ++accounting_.dropped[hop + "/" + drop_cause_name(cause)];
 }
 

@@ -28,6 +28,7 @@
 #include "emulator/dpdk/mbuf_frame.h"
 #include "emulator/engine/engine.h"
 #include "emulator/engine/headers.h"
+#include "emulator/engine/int_pool.h"
 
 namespace gw {
 namespace {
@@ -135,7 +136,15 @@ class TxSink final : public PacketSink {
 
   // The duplicate stage made a copy of the frame being pushed (it never copies at any other
   // time: it holds nothing). Counted here rather than by diffing the engine's totals per frame.
-  void duplicated(const Packet& /*copy*/) override { ++copies_; }
+  void duplicated(Packet& copy) override {
+    ++copies_;
+    if (copy.telemetry != nullptr) {
+      copy.telemetry = int_stacks_.take_copy(*copy.telemetry);
+    }
+  }
+
+  // A telemetry stack for a frame entering an engine that stamps INT; back at its release.
+  IntStack* int_stack() { return int_stacks_.take(); }
 
   void end_push() {
     const std::uint64_t copies = copies_;
@@ -171,16 +180,22 @@ class TxSink final : public PacketSink {
     }
     if (shutting_down_) {
       rte_pktmbuf_free(m);
+      int_stacks_.give(p.telemetry);
       ++s_.dropped[static_cast<std::size_t>(DropCause::kShutdown)];
       return;
     }
-    if (p.telemetry.hops > 0) {
-      // INT needs the engine's record, which is not kept: stamp now (rare: INT profiles).
-      m = private_mbuf(m);
+    if (p.telemetry != nullptr) {
+      // The stack is not kept past this call: stamp now (rare: INT profiles).
+      if (p.telemetry->hops > 0) {
+        m = private_mbuf(m);
+        if (m != nullptr) {
+          stamp(m, *p.telemetry);
+        }
+      }
+      int_stacks_.give(p.telemetry);
       if (m == nullptr) {
         return;
       }
-      stamp(m, p.telemetry);
     }
     if (tail_ - head_ == fifo_.size()) {
       grow();
@@ -195,6 +210,7 @@ class TxSink final : public PacketSink {
       return;
     }
     rte_pktmbuf_free(m);
+    int_stacks_.give(p.telemetry);
     ++s_.dropped[static_cast<std::size_t>(cause)];
   }
 
@@ -372,6 +388,7 @@ class TxSink final : public PacketSink {
   rte_mbuf* pushing_ = nullptr;
   std::uint64_t copies_ = 0;  // made of pushing_ so far
   std::vector<Deferred> deferred_;
+  IntPool int_stacks_;     // the telemetry stacks of frames in the engine (INT profiles only)
   std::vector<Due> fifo_;  // ring, size a power of two; [head_, tail_) wait, in release order
   std::size_t head_ = 0;
   std::size_t tail_ = 0;
@@ -425,7 +442,8 @@ struct Lane {
         warm_engine(warm_profile(profile), d),
         sink(stats, in, out, o, cap_out, wall_start_ns, clock),
         capture_in(cap_in),
-        wall_start(wall_start_ns) {
+        wall_start(wall_start_ns),
+        int_on(stamps_int(profile, d)) {
     sink.set_engine(&engine);
   }
   Lane(const Lane&) = delete;
@@ -447,6 +465,7 @@ struct Lane {
   std::uint64_t generation = 0;
   std::array<rte_mbuf*, kBurst> burst{};  // the last poll()'s frames, not yet pushed
   std::uint16_t polled = 0;
+  bool int_on;  // the profile stamps INT in this direction: frames get telemetry stacks
 
   // Takes one rx burst into the engine at `now`; returns how many frames came.
   // Takes one rx burst from the port; returns how many frames came. They enter the engine
@@ -474,7 +493,11 @@ struct Lane {
       ++stats.received;
       stats.received_bytes += rte_pktmbuf_pkt_len(m);
       sink.begin_push(m);
-      engine.push(packet_of(m, now, stats), now, sink);
+      Packet p = packet_of(m, now, stats);
+      if (int_on) {
+        p.telemetry = sink.int_stack();
+      }
+      engine.push(std::move(p), now, sink);
       sink.end_push();
     }
   }
@@ -511,6 +534,7 @@ struct Lane {
     if (p) {
       engine.reconfigure(*p, now);
       warm_engine.reconfigure(warm_profile(*p), warm_now);
+      int_on = stamps_int(*p, dir);
       reloaded = std::move(p);
     }
     generation = g;

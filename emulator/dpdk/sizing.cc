@@ -56,16 +56,8 @@ std::uint64_t frames_for(const DirectionSpec& d, BitRate link) {
 }
 
 std::uint64_t direction_frames(const Profile& p, Direction dir, BitRate link) {
-  std::uint64_t n = frames_for(direction_of(p, dir), link);
-  for (const ClassSpec& c : p.classes) {
-    n = std::max(n, frames_for(direction_of(c, dir), link));
-  }
-  for (const PhaseSpec& ph : p.phases) {
-    n = std::max(n, frames_for(direction_of(ph, dir), link));
-    for (const ClassDirections& c : ph.classes) {
-      n = std::max(n, frames_for(dir == Direction::kAToB ? c.a_to_b : c.b_to_a, link));
-    }
-  }
+  std::uint64_t n = 0;
+  for_each_direction(p, dir, [&](const DirectionSpec& d) { n = std::max(n, frames_for(d, link)); });
   return n;
 }
 

@@ -66,7 +66,7 @@ void DelayStage::hold_overtaking(Packet&& p, Instant at, std::uint64_t seq, Inst
   } else {
     slot = free_slots_.back();
     free_slots_.pop_back();
-    copy_packet(slots_[slot], p);
+    slots_[slot] = p;
   }
   if (!overtaken_) {
     overtaken_.emplace(params_.jitter);

@@ -237,7 +237,7 @@ inline void DelayStage::hold(Packet&& p, Instant at, Instant now) {
     InOrder& e = in_order_.push_slot();
     e.at = at;
     e.seq = seq;
-    copy_packet(e.packet, p);
+    e.packet = p;
     return;
   }
   hold_overtaking(std::move(p), at, seq, now);

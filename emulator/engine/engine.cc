@@ -37,6 +37,13 @@ const DirectionSpec& direction_of(const ClassSpec& c, Direction d) {
   return d == Direction::kAToB ? c.a_to_b : c.b_to_a;
 }
 
+bool stamps_int(const Profile& p, Direction d) {
+  bool any = false;
+  for_each_direction(
+      p, d, [&any](const DirectionSpec& s) { any = any || (s.queue && s.queue->telemetry.enabled); });
+  return any;
+}
+
 bool class_matches(const ClassMatch& m, const PacketHeaders& h) {
   const bool needs_l3 = !m.src.empty() || !m.dst.empty() || m.protocol || m.dscp || m.ecn;
   if (needs_l3 && !h.valid_l3) {

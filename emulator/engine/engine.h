@@ -19,6 +19,26 @@ const DirectionSpec& direction_of(const PhaseSpec& p, Direction d);
 const DirectionSpec& direction_of(const Profile& p, Direction d);
 const DirectionSpec& direction_of(const ClassSpec& c, Direction d);
 
+// f(spec) for every setting direction `d` can run under: the profile's own, each class's, each
+// phase's and each phase's classes'.
+template <typename F>
+void for_each_direction(const Profile& p, Direction d, F&& f) {
+  f(direction_of(p, d));
+  for (const ClassSpec& c : p.classes) {
+    f(direction_of(c, d));
+  }
+  for (const PhaseSpec& ph : p.phases) {
+    f(direction_of(ph, d));
+    for (const ClassDirections& c : ph.classes) {
+      f(d == Direction::kAToB ? c.a_to_b : c.b_to_a);
+    }
+  }
+}
+
+// Whether some queue stage of direction `d` stamps INT (profile `queue.int`) at some time:
+// then the owner gives each packet a telemetry stack (Packet::telemetry).
+bool stamps_int(const Profile& p, Direction d);
+
 bool class_matches(const ClassMatch& m, const PacketHeaders& h);
 
 class DirectionEngine {

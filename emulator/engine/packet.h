@@ -7,7 +7,6 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <limits>
 #include <type_traits>
 
@@ -42,8 +41,9 @@ struct IntHop {
   std::uint64_t egress_ts_ns = 0;  // when the packet left the hop (run time)
 };
 
-// Three hops cover a path through the emulator's own queues (NIC, bottleneck, egress port);
-// the stack is carried by value, so it is kept small: every stage copies packets.
+// Three hops cover a path through the emulator's own queues (NIC, bottleneck, egress port).
+// A packet does not carry the stack itself: it points to one its owner keeps (Packet::telemetry),
+// so the 104 bytes are neither cleared for every packet nor copied by every stage.
 struct IntStack {
   static constexpr std::size_t kMaxHops = 3;
   std::uint8_t hops = 0;
@@ -81,20 +81,13 @@ struct Packet {
   bool duplicate = false;                     // an extra copy made by the duplicate stage
   bool synthetic = false;                     // cross traffic made by the engine; never reaches the owner
   std::uint32_t corrupt_bit = kNoCorruption;  // bit index (from frame start) to flip
-  IntStack telemetry{};
+  // Where a queue stage with INT on stamps its hop: a stack the owner keeps until the packet
+  // is delivered or dropped (IntPool), shared by nobody else (a duplicate's copy gets its own
+  // in PacketSink::duplicated). nullptr: the packet carries no telemetry and nothing is stamped.
+  IntStack* telemetry = nullptr;
 };
-
-// `to` = `from`, except the telemetry hops `from` does not carry (hop[i] for i >= hops is
-// unspecified in any packet; readers stop at `hops`): the stages that hold packets copy them
-// with it, 112 bytes instead of 208 when no INT is stamped.
-inline void copy_packet(Packet& to, const Packet& from) {
-  static_assert(std::is_trivially_copyable_v<Packet> && std::is_standard_layout_v<Packet>);
-  constexpr std::size_t kHops = offsetof(Packet, telemetry) + offsetof(IntStack, hop);
-  std::memcpy(static_cast<void*>(&to), &from, kHops);
-  if (from.telemetry.hops != 0) [[unlikely]] {
-    std::memcpy(to.telemetry.hop.data(), from.telemetry.hop.data(), from.telemetry.hops * sizeof(IntHop));
-  }
-}
+static_assert(std::is_trivially_copyable_v<Packet> && sizeof(Packet) <= 112,
+              "every stage copies packets: keep the record small (telemetry lives apart)");
 
 // Why a packet did not come out. Every drop has exactly one cause; counters are per cause.
 enum class DropCause : std::uint8_t {

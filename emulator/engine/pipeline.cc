@@ -55,7 +55,7 @@ void Pipeline::Output::injected(const Packet& /*p*/) {
   ++pl_->counters_.synthetic_in;
 }
 
-void Pipeline::Output::duplicated(const Packet& copy) {
+void Pipeline::Output::duplicated(Packet& copy) {
   ++pl_->counters_.duplicated;
   ++pl_->held_real_;
   pl_->sink_->duplicated(copy);

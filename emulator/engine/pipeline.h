@@ -37,10 +37,13 @@ class PacketSink {
   // mode the owner may call late; p.time is the intended release instant).
   virtual void deliver(Packet&& p) = 0;
   virtual void dropped(Packet&& p, DropCause cause) = 0;
-  // The duplicate stage made `copy` of a packet still inside (same `handle`); the copy will be
-  // delivered or dropped on its own. Owners that free buffers per delivery count references
-  // here (the simulator); owners that copy buffers at delivery (p.duplicate) need nothing.
-  virtual void duplicated(const Packet& /*copy*/) {}
+  // The duplicate stage made `copy` of a packet still inside (same `handle`, same
+  // `telemetry`); the copy will be delivered or dropped on its own. Owners that free buffers
+  // per delivery count references here (the simulator); owners that copy buffers at delivery
+  // (p.duplicate) need nothing for the buffer. The copy must not share its original's
+  // telemetry stack: an owner that keeps telemetry gives it one of its own here
+  // (IntPool::take_copy); by default the copy carries none.
+  virtual void duplicated(Packet& copy) { copy.telemetry = nullptr; }
 };
 
 struct PipelineCounters {
@@ -116,7 +119,7 @@ class Pipeline {
     void drop(Packet&& p, DropCause cause) override;
     void marked(const Packet& p) override;
     void injected(const Packet& p) override;
-    void duplicated(const Packet& copy) override;
+    void duplicated(Packet& copy) override;
 
    private:
     Pipeline* pl_;

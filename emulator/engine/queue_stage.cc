@@ -293,8 +293,9 @@ void QueueStage::leave(Queued& q, Instant departure, Duration tx, StageOutput& o
   if (q.packet.synthetic) {
     return;  // cross traffic leaves the bottleneck toward its own destination
   }
-  if (queue_.telemetry.enabled && q.packet.telemetry.hops < IntStack::kMaxHops) {
-    IntHop& h = q.packet.telemetry.hop[q.packet.telemetry.hops++];
+  IntStack* t = q.packet.telemetry;
+  if (queue_.telemetry.enabled && t != nullptr && t->hops < IntStack::kMaxHops) {
+    IntHop& h = t->hop[t->hops++];
     h.node_id = queue_.telemetry.node_id;
     h.queue_bytes = static_cast<std::uint32_t>(std::min<std::uint64_t>(bytes_total_, UINT32_MAX));
     h.hop_latency_ns =

@@ -33,8 +33,10 @@ class StageOutput {
   virtual void marked(const Packet& p) = 0;
   // The stage made a synthetic (cross-traffic) packet. Default: nothing to count.
   virtual void injected(const Packet& /*p*/) {}
-  // The stage made `copy` as an extra copy of a real packet; it is emitted separately.
-  virtual void duplicated(const Packet& /*copy*/) {}
+  // The stage made `copy` as an extra copy of a real packet; it is emitted separately. The
+  // pipeline passes it to its sink (PacketSink::duplicated), which may give it its own
+  // telemetry stack.
+  virtual void duplicated(Packet& /*copy*/) {}
 };
 
 // The next packet a stage will release, without releasing it (for owners that prefetch its

@@ -91,7 +91,7 @@ class Network::Forward final : public PacketSink {
   Forward(Network& net, std::size_t hop) : net_(&net), hop_(hop) {}
   void deliver(Packet&& p) override { net_->forward(hop_, std::move(p), p.time); }
   void dropped(Packet&& p, DropCause cause) override;
-  void duplicated(const Packet& copy) override { net_->receiver_->duplicated(copy); }
+  void duplicated(Packet& copy) override { net_->receiver_->duplicated(copy); }
 
  private:
   Network* net_;

@@ -73,8 +73,10 @@ class Receiver {
   virtual void receive(Instant now, Packet&& p) = 0;
   // p was dropped at hop `hop` (e.g. "wan a->b") for `cause`.
   virtual void dropped(Instant now, Packet&& p, DropCause cause, const std::string& hop) = 0;
-  // A hop made an extra copy of a packet (same `handle`); it arrives or is dropped on its own.
-  virtual void duplicated(const Packet& /*copy*/) {}
+  // A hop made an extra copy of a packet (same `handle`, same `telemetry`); it arrives or is
+  // dropped on its own. As PacketSink::duplicated: the copy gets its own telemetry stack
+  // here, or by default none.
+  virtual void duplicated(Packet& copy) { copy.telemetry = nullptr; }
 };
 
 // One hop of the network: a pipeline (uplink/downlink) or a WAN direction, with what the

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "emulator/engine/int_pool.h"
 #include "emulator/engine/pipeline.h"
 #include "tests/unit/engine/sink_for_tests.h"
 
@@ -118,13 +119,16 @@ TEST(QueueStage, IntStampsQueueDepthLatencyAndRate) {
   d.queue->telemetry.node_id = 42;
   Pipeline pl(d, 1, "t");
   CollectingSink sink;
+  IntPool stacks;
   for (int i = 0; i < 3; ++i) {
-    pl.push(udp_packet(1500), kEpoch, sink);
+    Packet p = udp_packet(1500);
+    p.telemetry = stacks.take();
+    pl.push(std::move(p), kEpoch, sink);
   }
   pl.drain(sink, kEpoch);
   ASSERT_EQ(sink.delivered.size(), 3U);
   for (int i = 0; i < 3; ++i) {
-    const IntStack& t = sink.delivered[i].telemetry;
+    const IntStack& t = *sink.delivered[i].telemetry;
     ASSERT_EQ(t.hops, 1);
     EXPECT_EQ(t.hop[0].node_id, 42U);
     EXPECT_EQ(t.hop[0].hop_latency_ns, 12'000U * (i + 1));
@@ -132,9 +136,114 @@ TEST(QueueStage, IntStampsQueueDepthLatencyAndRate) {
     EXPECT_EQ(t.hop[0].egress_ts_ns, 12'000U * (i + 1));
   }
   // Occupancy as each packet leaves, before the next starts: two, one, none waiting.
-  EXPECT_EQ(sink.delivered[0].telemetry.hop[0].queue_bytes, 3000U);
-  EXPECT_EQ(sink.delivered[1].telemetry.hop[0].queue_bytes, 1500U);
-  EXPECT_EQ(sink.delivered[2].telemetry.hop[0].queue_bytes, 0U);
+  EXPECT_EQ(sink.delivered[0].telemetry->hop[0].queue_bytes, 3000U);
+  EXPECT_EQ(sink.delivered[1].telemetry->hop[0].queue_bytes, 1500U);
+  EXPECT_EQ(sink.delivered[2].telemetry->hop[0].queue_bytes, 0U);
+}
+
+// A packet without a telemetry stack (its owner keeps none) passes an INT queue unstamped;
+// one whose stack is full (three hops) is not stamped past it.
+TEST(QueueStage, IntStampsOnlyWhereThereIsRoom) {
+  DirectionSpec d = rate_only(BitRate{1'000'000'000});
+  d.queue = QueueSettings{};
+  d.queue->telemetry.enabled = true;
+  Pipeline pl(d, 1, "t");
+  CollectingSink sink;
+  IntPool stacks;
+  Packet full = udp_packet(1500);
+  full.telemetry = stacks.take();
+  full.telemetry->hops = IntStack::kMaxHops;
+  pl.push(udp_packet(1500), kEpoch, sink);
+  pl.push(std::move(full), kEpoch, sink);
+  pl.drain(sink, kEpoch);
+  ASSERT_EQ(sink.delivered.size(), 2U);
+  EXPECT_EQ(sink.delivered[0].telemetry, nullptr);
+  EXPECT_EQ(sink.delivered[1].telemetry->hops, IntStack::kMaxHops);
+  EXPECT_EQ(sink.delivered[1].telemetry->hop[IntStack::kMaxHops - 1].node_id, 0U);
+}
+
+// A sink that keeps telemetry, as the simulator and the forwarder do: each duplicate's copy
+// gets a stack of its own.
+class IntKeepingSink final : public PacketSink {
+ public:
+  void deliver(Packet&& p) override { delivered.push_back(p); }
+  void dropped(Packet&& /*p*/, DropCause /*cause*/) override {}
+  void duplicated(Packet& copy) override {
+    if (copy.telemetry != nullptr) {
+      copy.telemetry = stacks.take_copy(*copy.telemetry);
+    }
+  }
+  IntPool stacks;
+  std::vector<Packet> delivered;
+};
+
+// Duplicates made before the queue: the original and its copy each carry exactly the one hop
+// the queue stamped on them, in stacks of their own; with a sink that keeps no telemetry the
+// copy carries none and the original still one hop (not the copy's as well).
+TEST(QueueStage, IntDuplicatesGetTheirOwnStacks) {
+  DirectionSpec d = rate_only(BitRate{1'000'000'000});
+  d.duplicate = ChanceSettings{};
+  d.duplicate->p = 1.0;
+  d.queue = QueueSettings{};
+  d.queue->telemetry.enabled = true;
+  {
+    Pipeline pl(d, 1, "t");
+    IntKeepingSink sink;
+    Packet p = udp_packet(1500);
+    p.telemetry = sink.stacks.take();
+    pl.push(std::move(p), kEpoch, sink);
+    pl.drain(sink, kEpoch);
+    ASSERT_EQ(sink.delivered.size(), 2U);
+    EXPECT_NE(sink.delivered[0].telemetry, sink.delivered[1].telemetry);
+    EXPECT_EQ(sink.stacks.in_use(), 2U);
+    for (const Packet& q : sink.delivered) {
+      ASSERT_NE(q.telemetry, nullptr);
+      EXPECT_EQ(q.telemetry->hops, 1);
+      EXPECT_EQ(q.telemetry->hop[0].egress_ts_ns, static_cast<std::uint64_t>(ns_of(q.time)));
+    }
+  }
+  {
+    Pipeline pl(d, 1, "t");
+    CollectingSink sink;
+    IntPool stacks;
+    Packet p = udp_packet(1500);
+    p.telemetry = stacks.take();
+    pl.push(std::move(p), kEpoch, sink);
+    pl.drain(sink, kEpoch);
+    ASSERT_EQ(sink.delivered.size(), 2U);
+    const Packet& original = sink.delivered[0].duplicate ? sink.delivered[1] : sink.delivered[0];
+    const Packet& copy = sink.delivered[0].duplicate ? sink.delivered[0] : sink.delivered[1];
+    EXPECT_EQ(copy.telemetry, nullptr);
+    ASSERT_NE(original.telemetry, nullptr);
+    EXPECT_EQ(original.telemetry->hops, 1);
+  }
+}
+
+// The pool hands out stacks that stay put while it grows, clears each it hands out, and
+// reuses what comes back.
+TEST(IntPool, StacksStayPutAndAreReused) {
+  IntPool pool;
+  std::vector<IntStack*> taken;
+  for (int i = 0; i < 3000; ++i) {  // three blocks
+    taken.push_back(pool.take());
+    taken.back()->hops = 2;
+    taken.back()->hop[0].node_id = static_cast<std::uint32_t>(i);
+  }
+  EXPECT_EQ(pool.in_use(), 3000U);
+  for (int i = 0; i < 3000; ++i) {
+    EXPECT_EQ(taken[i]->hop[0].node_id, static_cast<std::uint32_t>(i));  // none moved
+  }
+  IntStack* back = taken[1234];
+  pool.give(back);
+  pool.give(nullptr);
+  EXPECT_EQ(pool.in_use(), 2999U);
+  IntStack* again = pool.take();
+  EXPECT_EQ(again, back);
+  EXPECT_EQ(again->hops, 0);
+  IntStack* copy = pool.take_copy(*taken[7]);
+  EXPECT_NE(copy, taken[7]);
+  EXPECT_EQ(copy->hops, 2);
+  EXPECT_EQ(copy->hop[0].node_id, 7U);
 }
 
 TEST(QueueStage, RateTraceChangesServiceRate) {
