@@ -54,6 +54,11 @@ class Ring {
     return v;
   }
 
+  // The place of the element `n` after the front, and of the `n`th push after the back, in
+  // the storage (it may hold no element): for prefetching. The ring must have grown once.
+  const T* front_ahead(std::size_t n) const { return buf_.data() + index(n); }
+  const T* back_ahead(std::size_t n) const { return buf_.data() + index(size_ + n); }
+
   void clear() {
     head_ = 0;
     size_ = 0;

@@ -132,12 +132,25 @@ class DelayStage final : public Stage {
   // Packets that overtook the in-order run (jitter under the netem policy), made on first use.
   mutable std::optional<ReleaseCalendar> overtaken_;  // top() sorts a bucket: logically const
   // Packets whose time_to_send did not go back: a sorted FIFO holding the packets themselves
-  // (one copy in, handed on in place).
-  struct InOrder {
+  // (one copy in, handed on in place). Each record is two whole cache lines: with ~20,000
+  // packets held (25 ms at 9 Gbit/s) the ring is far larger than the caches, so the store of a
+  // new record and the load of a released one miss; a record straddling lines costs a third
+  // miss, and a store split across two lines stalls (measured: 21 % of the direct path's time
+  // was one such store before).
+  struct alignas(64) InOrder {
+    Packet packet;
     Instant at;
     std::uint64_t seq;
-    Packet packet;
   };
+  static_assert(sizeof(InOrder) == 128);
+  // Records are written and read in ring order, one per packet at each end, so the one
+  // kPrefetchAhead places on is fetched ahead (both lines; a hint, never a fault): ~4 packets
+  // is a few hundred ns at the rates where the ring outgrows the caches, a memory latency.
+  static constexpr std::size_t kPrefetchAhead = 4;
+  static void prefetch_record(const InOrder* r) {
+    __builtin_prefetch(r, 1);
+    __builtin_prefetch(reinterpret_cast<const char*>(r) + 64, 1);
+  }
   Ring<InOrder> in_order_;
   std::vector<Packet> slots_;  // packets in overtaken_, by Held::slot
   std::vector<std::uint32_t> free_slots_;
@@ -172,6 +185,7 @@ void DelayStage::release_until(Instant now, F&& f) {
     if (fifo_ready && (!heap_ready || std::pair(in_order_.front().at, in_order_.front().seq) <
                                           std::pair(overtaken_->top().at, overtaken_->top().seq))) {
       InOrder& e = in_order_.front();
+      prefetch_record(in_order_.front_ahead(kPrefetchAhead));
       held_bytes_ -= e.packet.size_bytes;
       e.packet.time = e.at;
       f(e.packet);
@@ -235,6 +249,7 @@ inline void DelayStage::hold(Packet&& p, Instant at, Instant now) {
   // those that overtake it (jitter under the netem policy) pay for the calendar.
   if (in_order_.empty() || in_order_.back().at <= at) [[likely]] {
     InOrder& e = in_order_.push_slot();
+    prefetch_record(in_order_.back_ahead(kPrefetchAhead));
     e.at = at;
     e.seq = seq;
     e.packet = p;
