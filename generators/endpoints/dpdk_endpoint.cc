@@ -30,9 +30,7 @@ namespace {
 
 constexpr std::uint16_t kBurst = 32;
 constexpr std::size_t kScratchBytes = 10 * 1024;
-constexpr int kPollsPerQp = 64;
 constexpr int kTxRetries = 8;
-constexpr Duration kCatchUp{20'000'000};  // as UdpEndpoint: a late QP is polled up to 20 ms back
 constexpr Duration kArpRetry{200'000'000};
 constexpr std::size_t kHeaders = sizeof(rte_ether_hdr) + sizeof(rte_ipv4_hdr) + sizeof(rte_udp_hdr);
 
@@ -107,7 +105,10 @@ std::uint16_t first_dpdk_port() {
   return static_cast<std::uint16_t>(id);
 }
 
-DpdkEndpoint::DpdkEndpoint(DpdkEndpointConfig cfg) : cfg_(std::move(cfg)) {
+DpdkEndpoint::DpdkEndpoint(DpdkEndpointConfig cfg)
+    : cfg_(std::move(cfg)),
+      driver_(QpSettings{cfg_.transport, cfg_.cc, cfg_.cc_params, cfg_.cc_context}, *this,
+              counters_.endpoint) {
   transport::validate(cfg_.transport);
   (void)prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
   if (cfg_.pool == nullptr) {
@@ -176,44 +177,21 @@ std::vector<DpdkEndpoint::Neighbour> DpdkEndpoint::neighbours() const {
   return out;
 }
 
-DpdkEndpoint::Slot& DpdkEndpoint::open(std::uint32_t qp, std::uint32_t peer_ip, bool sending) {
-  Slot slot;
-  cc::CcContext ctx = cfg_.cc_context;
-  ctx.mss_bytes = cfg_.transport.mtu_bytes;
-  slot.qp = std::make_unique<transport::QueuePair>(
-      cfg_.transport, qp, sending ? qp + 1 : qp - 1,
-      cc::make_congestion_control(sending ? cfg_.cc : "fixed", ctx,
-                                  sending ? cfg_.cc_params : cc::CcParams{}));
-  slot.peer_ip = peer_ip;
-  slot.sending = sending;
-  return slots_.emplace(qp, std::move(slot)).first->second;
-}
-
 void DpdkEndpoint::post(std::uint32_t qp, const std::string& peer, std::uint64_t msg_id, std::uint64_t bytes,
                         Instant now) {
-  if (qp % 2 != 0) {
-    throw std::invalid_argument("endpoint: sending QP numbers are even, got " + std::to_string(qp));
-  }
+  QpDriver::require_sending_qp(qp);
   const std::uint32_t to = parse_ip(peer);
-  auto it = slots_.find(qp);
-  Slot* slot = nullptr;
-  if (it == slots_.end()) {
-    if (to != ip_ && !resolve(to)) {
-      throw EnvironmentError("endpoint: cannot find the MAC address of " + peer +
-                             ": not in the kernel's neighbour table and no answer to ARP within " +
-                             std::to_string(cfg_.arp_timeout.count() / 1'000'000) + " ms");
-    }
-    slot = &open(qp, to, true);
-  } else {
-    slot = &it->second;
-    if (slot->peer_ip != to) {
+  if (const PeerAddress* open = driver_.peer(qp); open != nullptr) {
+    if (open->ip != to) {
       throw std::invalid_argument("endpoint: QP " + std::to_string(qp) + " is open toward " +
-                                  ip_text(slot->peer_ip) + ", not " + peer);
+                                  ip_text(open->ip) + ", not " + peer);
     }
+  } else if (to != ip_ && !resolve(to)) {
+    throw EnvironmentError("endpoint: cannot find the MAC address of " + peer +
+                           ": not in the kernel's neighbour table and no answer to ARP within " +
+                           std::to_string(cfg_.arp_timeout.count() / 1'000'000) + " ms");
   }
-  slot->last_now = std::max(slot->last_now, now);
-  slot->qp->post_message(slot->last_now, msg_id, bytes);
-  schedule(*slot, qp, now);
+  driver_.post(qp, PeerAddress{to, htons(transport::kRoceUdpPort)}, msg_id, bytes, now);
 }
 
 bool DpdkEndpoint::resolve(std::uint32_t ip) {
@@ -275,34 +253,14 @@ void DpdkEndpoint::send_arp_request(std::uint32_t ip) {
   }
 }
 
-void DpdkEndpoint::schedule(Slot& slot, std::uint32_t qp, Instant now) {
-  if (slot.due != kNever) {
-    due_.erase({slot.due, qp});
-  }
-  const Instant next = slot.qp->next_wakeup();
-  slot.due = next == kNever ? kNever : std::max(next, now);
-  if (slot.due != kNever) {
-    due_.insert({slot.due, qp});
-  }
-}
-
-void DpdkEndpoint::collect(Slot& slot, std::uint32_t qp) {
-  for (const transport::Completion& c : slot.qp->completions()) {
-    if (c.kind == transport::CompletionKind::kReceived) {
-      deliveries_.push_back(Delivery{qp, c.msg_id, c.bytes, c.posted, c.completed});
-    }
-  }
-  slot.qp->clear_completions();
-}
-
 void DpdkEndpoint::poll(Instant now) {
   receive_all(now);
   // As UdpEndpoint::poll: receiving halves (their ACKs) first, then what they brought back
   // within this process, then everything due.
-  if (send_due(now, true)) {
+  if (driver_.send_due(now, true)) {
     receive_all(now);
   }
-  send_due(now, false);
+  driver_.send_due(now, false);
 }
 
 void DpdkEndpoint::receive_all(Instant now) {
@@ -314,7 +272,7 @@ void DpdkEndpoint::receive_all(Instant now) {
     local_.pop_front();
     ++counters_.local_datagrams_received;
     const Instant arrival = std::max(now, at_ns(monotonic_ns() - cfg_.epoch_monotonic_ns));
-    on_datagram(payload.data(), payload.size(), ip_, tos, arrival);
+    on_datagram(payload, ip_, tos, arrival);
   }
   std::array<rte_mbuf*, kBurst> bufs{};
   for (int round = 0; round < 64; ++round) {  // bounded: a flood must not starve the sending side
@@ -399,97 +357,18 @@ void DpdkEndpoint::on_frame(const std::uint8_t* frame, std::size_t size, Instant
     std::memcpy(n.mac.data(), eth.src_addr.addr_bytes, n.mac.size());
     n.source = "frame";
   }
-  on_datagram(frame + sizeof eth + ihl + sizeof udp, udp_len - sizeof udp, ip.src_addr, ip.type_of_service,
+  on_datagram({frame + sizeof eth + ihl + sizeof udp, udp_len - sizeof udp}, ip.src_addr, ip.type_of_service,
               now);
 }
 
-void DpdkEndpoint::on_datagram(const std::uint8_t* data, std::size_t size, std::uint32_t from_ip,
-                               std::uint8_t tos, Instant now) {
-  EndpointCounters& c = counters_.endpoint;
-  ++c.datagrams_received;
-  c.bytes_received += size;
-  const auto ecn = static_cast<transport::Ecn>(tos & 0x3);
-  std::optional<transport::Segment> s = decode_segment({data, size}, 0, ecn);
-  if (!s) {
-    ++c.undecodable;
-    return;
-  }
-  auto it = slots_.find(s->dst_qp);
-  Slot* slot = nullptr;
-  if (it != slots_.end()) {
-    slot = &it->second;
-  } else if (s->kind == transport::SegmentKind::kData && s->dst_qp % 2 == 1) {
-    slot = &open(s->dst_qp, from_ip, false);
-    ++c.receiving_qps_opened;
-  } else {
-    ++c.unknown_qp;
-    return;
-  }
-  s->src_qp = slot->qp->remote_qp();
-  if (slot->sending && slot->due <= now) {
-    emit(*slot, s->dst_qp, now);  // what was owed before this arrival leaves first (UdpEndpoint)
-  }
-  const Instant qp_now = std::max(slot->last_now, now);
-  slot->last_now = qp_now;
-  if (s->kind == transport::SegmentKind::kData) {
-    const std::int64_t owd = ns_of(now) - ns_of(s->sent);
-    if (owd >= 0) {
-      ++owd_us_[owd / 1000];
-      if (from_ip != ip_) {
-        ++owd_remote_us_[owd / 1000];
-      }
-    }
-  }
-  slot->qp->on_segment(qp_now, *s);
-  collect(*slot, s->dst_qp);
-  schedule(*slot, s->dst_qp, qp_now);
+void DpdkEndpoint::on_datagram(std::span<const std::uint8_t> data, std::uint32_t from_ip, std::uint8_t tos,
+                               Instant now) {
+  (void)driver_.on_datagram(data, tos, PeerAddress{from_ip, htons(transport::kRoceUdpPort)}, from_ip != ip_,
+                            now);
 }
 
-bool DpdkEndpoint::send_due(Instant now, bool receivers_only) {
-  std::vector<std::uint32_t> due;
-  for (auto it = due_.begin(); it != due_.end() && it->first <= now; ++it) {
-    if (!receivers_only || !slots_.at(it->second).sending) {
-      due.push_back(it->second);
-    }
-  }
-  bool sent = false;
-  for (const std::uint32_t qp : due) {
-    Slot& slot = slots_.at(qp);
-    const int emitted = emit(slot, qp, now);
-    sent = sent || emitted > 0;
-    if (emitted == 0 && slot.due <= now) {
-      due_.erase({slot.due, qp});
-      slot.due = now + Duration{1};
-      due_.insert({slot.due, qp});
-    }
-  }
-  flush();
-  return sent;
-}
-
-int DpdkEndpoint::emit(Slot& slot, std::uint32_t qp, Instant now) {
-  // As UdpEndpoint::emit: a late QP is polled at the instants it asked for (up to kCatchUp back).
-  Instant t = std::max({slot.due, slot.last_now, now - kCatchUp});
-  int emitted = 0;
-  while (emitted < kPollsPerQp) {
-    std::optional<transport::Segment> s = slot.qp->poll(t);
-    slot.last_now = t;
-    if (s) {
-      ++emitted;
-      transmit(*s, slot.peer_ip);
-    }
-    const Instant next = slot.qp->next_wakeup();
-    if (next > now || (next <= t && !s)) {
-      break;
-    }
-    t = std::max(t, next);
-  }
-  collect(slot, qp);
-  schedule(slot, qp, now);
-  return emitted;
-}
-
-void DpdkEndpoint::transmit(const transport::Segment& s, std::uint32_t to_ip) {
+void DpdkEndpoint::transmit(const transport::Segment& s, const PeerAddress& to) {
+  const std::uint32_t to_ip = to.ip;
   const std::size_t size = encode_segment(s, scratch_);
   if (size == 0) {
     throw std::logic_error("endpoint: a segment does not fit a frame buffer");
@@ -577,7 +456,7 @@ Instant DpdkEndpoint::next_wakeup() const {
   if (!local_.empty()) {
     return kEpoch;  // frames to ourselves wait to be received
   }
-  return due_.empty() ? kNever : due_.begin()->first;
+  return driver_.next_wakeup();
 }
 
 void DpdkEndpoint::wait(Instant until, Instant now, std::int64_t clock_offset_ns, int other_fd) {
@@ -591,12 +470,6 @@ void DpdkEndpoint::wait(Instant until, Instant now, std::int64_t clock_offset_ns
                     static_cast<long>(left.count() % 1'000'000'000)};
   pollfd p{other_fd, POLLIN, 0};
   (void)ppoll(&p, other_fd >= 0 ? 1 : 0, &ts, nullptr);
-}
-
-std::vector<Delivery> DpdkEndpoint::take_deliveries() {
-  std::vector<Delivery> out;
-  out.swap(deliveries_);
-  return out;
 }
 
 void DpdkEndpoint::drain(Instant now) {
@@ -617,14 +490,6 @@ DpdkCounters DpdkEndpoint::counters() const {
   }
   c.endpoint.socket_overflow += c.rx_ring_overflow;
   return c;
-}
-
-std::vector<DpdkEndpoint::QpView> DpdkEndpoint::queue_pairs() const {
-  std::vector<QpView> out;
-  for (const auto& [qp, slot] : slots_) {
-    out.push_back(QpView{qp, slot.sending, ip_text(slot.peer_ip) + ":4791", slot.qp.get()});
-  }
-  return out;
 }
 
 }  // namespace gw::endpoints

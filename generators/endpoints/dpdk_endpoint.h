@@ -1,8 +1,9 @@
 // A live endpoint on a DPDK port: the same QueuePairs, congestion controllers and RoCEv2 frames
-// as UdpEndpoint (udp_endpoint.h, wire.h), but the endpoint builds and parses whole Ethernet
-// frames itself (Ethernet II + IPv4 + UDP to port 4791 + the RoCEv2 frame of wire.h) and moves
-// them with rte_eth_rx_burst / rte_eth_tx_burst on one queue of one port. For higher rates than
-// the kernel's socket path, and the model of an endpoint on a DPDK-capable NIC.
+// as UdpEndpoint (udp_endpoint.h, wire.h), driven by the same QpDriver (qp_driver.h), but the
+// endpoint builds and parses whole Ethernet frames itself (Ethernet II + IPv4 + UDP to port
+// 4791 + the RoCEv2 frame of wire.h) and moves them with rte_eth_rx_burst / rte_eth_tx_burst on
+// one queue of one port. For higher rates than the kernel's socket path, and the model of an
+// endpoint on a DPDK-capable NIC.
 //
 // Addresses: the endpoint answers for one IPv4 address (`local_ipv4`) with the port's MAC. The
 // host's kernel keeps that address on the same interface (af_packet vdev on the namespace's
@@ -44,17 +45,14 @@
 #include <cstdint>
 #include <deque>
 #include <map>
-#include <memory>
-#include <set>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "core/histogram.h"
 #include "core/time.h"
 #include "generators/cc/congestion_control.h"
-#include "generators/endpoints/udp_endpoint.h"
-#include "generators/transport/queue_pair.h"
+#include "generators/endpoints/qp_driver.h"
 #include "generators/transport/transport_config.h"
 
 struct rte_mempool;
@@ -112,11 +110,11 @@ std::map<std::string, MacAddress> read_kernel_neighbours(const std::string& ifac
 // The id of the first DPDK port the EAL found; throws EnvironmentError when there is none.
 std::uint16_t first_dpdk_port();
 
-class DpdkEndpoint {
+class DpdkEndpoint : private SegmentWire {
  public:
   // Reads the port's MAC. Throws EnvironmentError for an unusable address or port.
   explicit DpdkEndpoint(DpdkEndpointConfig cfg);
-  ~DpdkEndpoint();
+  ~DpdkEndpoint() override;
   DpdkEndpoint(const DpdkEndpoint&) = delete;
   DpdkEndpoint& operator=(const DpdkEndpoint&) = delete;
 
@@ -131,15 +129,17 @@ class DpdkEndpoint {
   Instant next_wakeup() const;
   // Sleeps until `until`, `other_fd` readable or rx_poll_interval, whichever is first.
   void wait(Instant until, Instant now, std::int64_t clock_offset_ns, int other_fd);
-  std::vector<Delivery> take_deliveries();
+  std::vector<Delivery> take_deliveries() { return driver_.take_deliveries(); }
 
   // Reads what is left on the port (before the final counters).
   void drain(Instant now);
   // The endpoint's counters, with what the port dropped before the endpoint saw it folded
   // into socket_overflow: the driver's imissed + rx_nombuf, plus rx_ring_overflow.
   DpdkCounters counters() const;
-  const std::map<std::int64_t, std::uint64_t>& one_way_delay_us() const { return owd_us_; }
-  const std::map<std::int64_t, std::uint64_t>& one_way_delay_remote_us() const { return owd_remote_us_; }
+  const std::map<std::int64_t, std::uint64_t>& one_way_delay_us() const { return driver_.one_way_delay_us(); }
+  const std::map<std::int64_t, std::uint64_t>& one_way_delay_remote_us() const {
+    return driver_.one_way_delay_remote_us();
+  }
 
   // The peers' MAC addresses and where each came from ("neighbour table", "arp", "frame").
   struct Neighbour {
@@ -149,33 +149,17 @@ class DpdkEndpoint {
   };
   std::vector<Neighbour> neighbours() const;
 
-  struct QpView {
-    std::uint32_t qp = 0;
-    bool sending = false;
-    std::string peer;
-    const transport::QueuePair* pair = nullptr;
-  };
-  std::vector<QpView> queue_pairs() const;
+  using QpView = endpoints::QpView;
+  std::vector<QpView> queue_pairs() const { return driver_.queue_pairs(); }
 
  private:
-  struct Slot {
-    std::unique_ptr<transport::QueuePair> qp;
-    std::uint32_t peer_ip = 0;  // network byte order
-    bool sending = false;
-    Instant due = kNever;
-    Instant last_now = kEpoch;
-  };
-  Slot& open(std::uint32_t qp, std::uint32_t peer_ip, bool sending);
-  void schedule(Slot& slot, std::uint32_t qp, Instant now);
   void receive_all(Instant now);
   void on_frame(const std::uint8_t* frame, std::size_t size, Instant now);
-  void on_datagram(const std::uint8_t* data, std::size_t size, std::uint32_t from_ip, std::uint8_t tos,
-                   Instant now);
-  bool send_due(Instant now, bool receivers_only);
-  int emit(Slot& slot, std::uint32_t qp, Instant now);
-  void collect(Slot& slot, std::uint32_t qp);
-  void transmit(const transport::Segment& s, std::uint32_t to_ip);
-  void flush();
+  void on_datagram(std::span<const std::uint8_t> data, std::uint32_t from_ip, std::uint8_t tos, Instant now);
+  // SegmentWire: builds the frame into an mbuf for the next tx burst (flush() when the burst is
+  // full), or queues it in local_ when it is to our own address.
+  void transmit(const transport::Segment& s, const PeerAddress& to) override;
+  void flush() override;
   bool resolve(std::uint32_t ip);
   void send_arp_request(std::uint32_t ip);
 
@@ -190,15 +174,11 @@ class DpdkEndpoint {
     const char* source = "";
   };
   std::map<std::uint32_t, Learned> neighbours_;  // IPv4 (network order) -> MAC
-  std::map<std::uint32_t, Slot> slots_;
-  std::set<std::pair<Instant, std::uint32_t>> due_;
-  std::vector<Delivery> deliveries_;
   DpdkCounters counters_;
-  std::map<std::int64_t, std::uint64_t> owd_us_;
-  std::map<std::int64_t, std::uint64_t> owd_remote_us_;
   std::vector<std::uint8_t> scratch_;                                     // one encoded UDP payload
   std::vector<rte_mbuf*> tx_;                                             // frames waiting for flush()
   std::deque<std::pair<std::vector<std::uint8_t>, std::uint8_t>> local_;  // (payload, tos) to ourselves
+  QpDriver driver_;
 };
 
 }  // namespace gw::endpoints

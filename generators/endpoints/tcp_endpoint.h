@@ -28,7 +28,7 @@
 #include <vector>
 
 #include "core/time.h"
-#include "generators/endpoints/udp_endpoint.h"  // Delivery
+#include "generators/endpoints/qp_driver.h"  // Delivery
 
 namespace gw::endpoints {
 

@@ -23,11 +23,6 @@ namespace {
 
 constexpr std::size_t kBatch = 32;               // datagrams per recvmmsg / sendmmsg
 constexpr std::size_t kBufferBytes = 10 * 1024;  // one datagram (MTU 9000 + headers)
-constexpr int kPollsPerQp = 64;                  // segments one QP may emit per round (fairness)
-// How far behind a late QP may be polled: a stall up to this long (an endpoint waiting for a
-// CPU on a loaded host) costs no rate, it leaves as a burst afterwards (at 45 Mbit/s, 20 ms is
-// 77 packets of 1.4 KB, which the emulator's queue smooths); a longer one loses the rest.
-constexpr Duration kCatchUp{20'000'000};
 
 std::string errno_text() {
   return std::strerror(errno);
@@ -39,15 +34,11 @@ void set_buffer(int fd, int forced, int plain, int bytes) {
   }
 }
 
-std::string address_text(const sockaddr_in& a) {
-  std::array<char, INET_ADDRSTRLEN> text{};
-  inet_ntop(AF_INET, &a.sin_addr, text.data(), text.size());
-  return std::string(text.data()) + ":" + std::to_string(ntohs(a.sin_port));
-}
-
 }  // namespace
 
-UdpEndpoint::UdpEndpoint(UdpEndpointConfig cfg) : cfg_(std::move(cfg)) {
+UdpEndpoint::UdpEndpoint(UdpEndpointConfig cfg)
+    : cfg_(std::move(cfg)),
+      driver_(QpSettings{cfg_.transport, cfg_.cc, cfg_.cc_params, cfg_.cc_context}, *this, counters_) {
   transport::validate(cfg_.transport);
   // Timer slack 1 ns: epoll timeouts end when asked, not up to 50 us later (the default).
   (void)prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
@@ -99,64 +90,19 @@ UdpEndpoint::~UdpEndpoint() {
   }
 }
 
-UdpEndpoint::Slot& UdpEndpoint::open(std::uint32_t qp, const sockaddr_in& peer, bool sending) {
-  Slot slot;
-  cc::CcContext ctx = cfg_.cc_context;
-  ctx.mss_bytes = cfg_.transport.mtu_bytes;
-  slot.qp = std::make_unique<transport::QueuePair>(
-      cfg_.transport, qp, sending ? qp + 1 : qp - 1,
-      cc::make_congestion_control(sending ? cfg_.cc : "fixed", ctx,
-                                  sending ? cfg_.cc_params : cc::CcParams{}));
-  slot.peer = peer;
-  slot.sending = sending;
-  return slots_.emplace(qp, std::move(slot)).first->second;
-}
-
 void UdpEndpoint::post(std::uint32_t qp, const std::string& peer, std::uint64_t msg_id, std::uint64_t bytes,
                        Instant now) {
-  if (qp % 2 != 0) {
-    throw std::invalid_argument("endpoint: sending QP numbers are even, got " + std::to_string(qp));
-  }
-  sockaddr_in to{};
-  to.sin_family = AF_INET;
-  to.sin_port = htons(cfg_.peer_port);
-  if (inet_pton(AF_INET, peer.c_str(), &to.sin_addr) != 1) {
+  QpDriver::require_sending_qp(qp);
+  in_addr ip{};
+  if (inet_pton(AF_INET, peer.c_str(), &ip) != 1) {
     throw std::invalid_argument("endpoint: not an IPv4 address: " + peer);
   }
-  auto it = slots_.find(qp);
-  Slot* slot = nullptr;
-  if (it == slots_.end()) {
-    slot = &open(qp, to, true);
-  } else {
-    slot = &it->second;
-    if (slot->peer.sin_addr.s_addr != to.sin_addr.s_addr || slot->peer.sin_port != to.sin_port) {
-      throw std::invalid_argument("endpoint: QP " + std::to_string(qp) + " is open toward " +
-                                  address_text(slot->peer) + ", not " + peer);
-    }
+  const PeerAddress to{ip.s_addr, htons(cfg_.peer_port)};
+  if (const PeerAddress* open = driver_.peer(qp); open != nullptr && *open != to) {
+    throw std::invalid_argument("endpoint: QP " + std::to_string(qp) + " is open toward " + peer_text(*open) +
+                                ", not " + peer);
   }
-  slot->last_now = std::max(slot->last_now, now);
-  slot->qp->post_message(slot->last_now, msg_id, bytes);
-  schedule(*slot, qp, now);
-}
-
-void UdpEndpoint::schedule(Slot& slot, std::uint32_t qp, Instant now) {
-  if (slot.due != kNever) {
-    due_.erase({slot.due, qp});
-  }
-  const Instant next = slot.qp->next_wakeup();
-  slot.due = next == kNever ? kNever : std::max(next, now);
-  if (slot.due != kNever) {
-    due_.insert({slot.due, qp});
-  }
-}
-
-void UdpEndpoint::collect(Slot& slot, std::uint32_t qp) {
-  for (const transport::Completion& c : slot.qp->completions()) {
-    if (c.kind == transport::CompletionKind::kReceived) {
-      deliveries_.push_back(Delivery{qp, c.msg_id, c.bytes, c.posted, c.completed});
-    }
-  }
-  slot.qp->clear_completions();
+  driver_.post(qp, to, msg_id, bytes, now);
 }
 
 void UdpEndpoint::poll(Instant now) {
@@ -165,10 +111,10 @@ void UdpEndpoint::poll(Instant now) {
   // (both ends of a connection within one side live in this process), then everything due.
   // Otherwise, after the process was descheduled for longer than an RTO, a local connection's
   // retransmission timer would fire before the ACK waiting in this very process was sent.
-  if (send_due(now, true)) {
+  if (driver_.send_due(now, true)) {
     receive_all(now);
   }
-  send_due(now, false);
+  driver_.send_due(now, false);
 }
 
 void UdpEndpoint::receive_all(Instant now) {
@@ -210,7 +156,13 @@ void UdpEndpoint::receive_all(Instant now) {
           counters_.socket_overflow = dropped;  // cumulative, kept by the kernel
         }
       }
-      on_datagram(bufs[i].data(), msgs[i].msg_len, from[i], tos, arrival);
+      const bool remote = from[i].sin_addr.s_addr != bound_.sin_addr.s_addr;
+      const std::optional<Duration> owd =
+          driver_.on_datagram({bufs[i].data(), msgs[i].msg_len}, tos,
+                              {from[i].sin_addr.s_addr, from[i].sin_port}, remote, arrival);
+      if (owd) {
+        one_way_delay_.record(ns_of(*owd));
+      }
     }
     if (static_cast<std::size_t>(n) < msgs.size()) {
       return;
@@ -218,110 +170,20 @@ void UdpEndpoint::receive_all(Instant now) {
   }
 }
 
-void UdpEndpoint::on_datagram(const std::uint8_t* data, std::size_t size, const sockaddr_in& from,
-                              std::uint8_t tos, Instant now) {
-  ++counters_.datagrams_received;
-  counters_.bytes_received += size;
-  const auto ecn = static_cast<transport::Ecn>(tos & 0x3);
-  std::optional<transport::Segment> s = decode_segment({data, size}, 0, ecn);
-  if (!s) {
-    ++counters_.undecodable;
-    return;
+void UdpEndpoint::transmit(const transport::Segment& s, const PeerAddress& to) {
+  Out& o = out_[out_count_];
+  o.size = encode_segment(s, out_buffers_[out_count_]);
+  if (o.size == 0) {
+    throw std::logic_error("endpoint: a segment does not fit a datagram buffer");
   }
-  auto it = slots_.find(s->dst_qp);
-  Slot* slot = nullptr;
-  if (it != slots_.end()) {
-    slot = &it->second;
-  } else if (s->kind == transport::SegmentKind::kData && s->dst_qp % 2 == 1) {
-    slot = &open(s->dst_qp, from, false);  // replies go back where the data came from
-    ++counters_.receiving_qps_opened;
-  } else {
-    ++counters_.unknown_qp;
-    return;
+  o.to = sockaddr_in{};
+  o.to.sin_family = AF_INET;
+  o.to.sin_port = to.port;
+  o.to.sin_addr.s_addr = to.ip;
+  o.tos = static_cast<std::uint8_t>(s.ecn);
+  if (++out_count_ == kBatch) {
+    flush();
   }
-  s->src_qp = slot->qp->remote_qp();
-  if (slot->sending && slot->due <= now) {
-    // What the QP should have sent before this arrival leaves first, at its own instants.
-    // Fed the arrival first, the QP's clock would jump to the arrival time and every packet
-    // due before it would be paced from there: each late wakeup would cost its lateness and
-    // the long-run rate would fall short of the pacing rate (by ~30 % at 45 Mbit/s here).
-    emit(*slot, s->dst_qp, now);
-  }
-  // `now` is the arrival time (read after now was); the QP must never see its time go back.
-  const Instant qp_now = std::max(slot->last_now, now);
-  slot->last_now = qp_now;
-  if (s->kind == transport::SegmentKind::kData) {
-    const std::int64_t owd = ns_of(now) - ns_of(s->sent);
-    if (owd >= 0) {
-      one_way_delay_.record(owd);
-      ++owd_us_[owd / 1000];
-      if (from.sin_addr.s_addr != bound_.sin_addr.s_addr) {
-        ++owd_remote_us_[owd / 1000];
-      }
-    }
-  }
-  slot->qp->on_segment(qp_now, *s);
-  collect(*slot, s->dst_qp);
-  schedule(*slot, s->dst_qp, qp_now);
-}
-
-bool UdpEndpoint::send_due(Instant now, bool receivers_only) {
-  std::vector<std::uint32_t> due;
-  for (auto it = due_.begin(); it != due_.end() && it->first <= now; ++it) {
-    if (!receivers_only || !slots_.at(it->second).sending) {
-      due.push_back(it->second);
-    }
-  }
-  bool sent = false;
-  for (const std::uint32_t qp : due) {
-    Slot& slot = slots_.at(qp);
-    const int emitted = emit(slot, qp, now);
-    sent = sent || emitted > 0;
-    if (emitted == 0 && slot.due <= now) {
-      // Due but nothing to send (a closed window): ask again a nanosecond later rather than
-      // spinning at one instant (as the simulator's host does).
-      due_.erase({slot.due, qp});
-      slot.due = now + Duration{1};
-      due_.insert({slot.due, qp});
-    }
-  }
-  flush();
-  return sent;
-}
-
-int UdpEndpoint::emit(Slot& slot, std::uint32_t qp, Instant now) {
-  // Late wakeups (a timer, a descheduled process) must not slow the pacing down: the QP
-  // paces each packet from the instant it is polled, so a QP that wanted to run at `due`
-  // is polled at the instants it asked for, up to kCatchUp in the past, and the packets
-  // that fell due meanwhile leave now as a burst. They carry those instants as their send
-  // time, so the one-way delays and RTTs measured include the lateness.
-  Instant t = std::max({slot.due, slot.last_now, now - kCatchUp});
-  int emitted = 0;
-  while (emitted < kPollsPerQp) {
-    std::optional<transport::Segment> s = slot.qp->poll(t);
-    slot.last_now = t;
-    if (s) {
-      ++emitted;
-      Out& o = out_[out_count_];
-      o.size = encode_segment(*s, out_buffers_[out_count_]);
-      if (o.size == 0) {
-        throw std::logic_error("endpoint: a segment does not fit a datagram buffer");
-      }
-      o.to = slot.peer;
-      o.tos = static_cast<std::uint8_t>(s->ecn);
-      if (++out_count_ == kBatch) {
-        flush();
-      }
-    }
-    const Instant next = slot.qp->next_wakeup();
-    if (next > now || (next <= t && !s)) {
-      break;  // nothing due before the real time, or due but nothing to send (closed window)
-    }
-    t = std::max(t, next);
-  }
-  collect(slot, qp);
-  schedule(slot, qp, now);
-  return emitted;
 }
 
 void UdpEndpoint::flush() {
@@ -369,10 +231,6 @@ void UdpEndpoint::flush() {
   out_count_ = 0;
 }
 
-Instant UdpEndpoint::next_wakeup() const {
-  return due_.empty() ? kNever : due_.begin()->first;
-}
-
 void UdpEndpoint::wait(Instant until, Instant now, std::int64_t clock_offset_ns, int other_fd) {
   if (until <= now) {
     return;
@@ -406,20 +264,6 @@ void UdpEndpoint::wait(Instant until, Instant now, std::int64_t clock_offset_ns,
   const std::int64_t target = clock_offset_ns + ns_of(until);
   while (monotonic_ns() < target) {
   }
-}
-
-std::vector<Delivery> UdpEndpoint::take_deliveries() {
-  std::vector<Delivery> out;
-  out.swap(deliveries_);
-  return out;
-}
-
-std::vector<UdpEndpoint::QpView> UdpEndpoint::queue_pairs() const {
-  std::vector<QpView> out;
-  for (const auto& [qp, slot] : slots_) {
-    out.push_back(QpView{qp, slot.sending, address_text(slot.peer), slot.qp.get()});
-  }
-  return out;
 }
 
 }  // namespace gw::endpoints

@@ -1,6 +1,7 @@
 // A live endpoint on a UDP socket: the same QueuePair and congestion-control code the
 // simulator runs (generators/transport, generators/cc), driven by the real clock, its segments
-// sent as RoCEv2 frames in UDP datagrams to destination port 4791 (wire.h).
+// sent as RoCEv2 frames in UDP datagrams to destination port 4791 (wire.h). The queue pairs
+// are run by a QpDriver (qp_driver.h), as DpdkEndpoint's are; this class is the socket side.
 //
 // One endpoint per process side; it hosts any number of queue pairs on one socket, told apart
 // by the BTH destination QP. Connections use QP numbers in pairs: the sending half has an even
@@ -23,16 +24,13 @@
 
 #include <cstdint>
 #include <map>
-#include <memory>
-#include <set>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "core/histogram.h"
 #include "core/time.h"
 #include "generators/cc/congestion_control.h"
-#include "generators/transport/queue_pair.h"
+#include "generators/endpoints/qp_driver.h"
 #include "generators/transport/transport_config.h"
 
 namespace gw::endpoints {
@@ -58,32 +56,11 @@ struct UdpEndpointConfig {
   Duration spin_below{0};
 };
 
-// A message that arrived whole and in order at a receiving QP.
-struct Delivery {
-  std::uint32_t qp = 0;
-  std::uint64_t msg_id = 0;
-  std::uint64_t bytes = 0;
-  Instant posted{};
-  Instant completed{};
-};
-
-struct EndpointCounters {
-  std::uint64_t datagrams_sent = 0;
-  std::uint64_t datagrams_received = 0;
-  std::uint64_t bytes_sent = 0;  // UDP payload bytes
-  std::uint64_t bytes_received = 0;
-  std::uint64_t send_dropped = 0;     // the socket refused a datagram (buffer full): lost at the host
-  std::uint64_t undecodable = 0;      // not a frame this transport sends
-  std::uint64_t unknown_qp = 0;       // control for a QP that is not open here
-  std::uint64_t socket_overflow = 0;  // SO_RXQ_OVFL: datagrams the kernel dropped before us
-  std::uint64_t receiving_qps_opened = 0;
-};
-
-class UdpEndpoint {
+class UdpEndpoint : private SegmentWire {
  public:
   // Opens and binds the socket; throws EnvironmentError (core/errors.h) when it cannot.
   explicit UdpEndpoint(UdpEndpointConfig cfg);
-  ~UdpEndpoint();
+  ~UdpEndpoint() override;
   UdpEndpoint(const UdpEndpoint&) = delete;
   UdpEndpoint& operator=(const UdpEndpoint&) = delete;
 
@@ -98,63 +75,41 @@ class UdpEndpoint {
   // Receives every datagram waiting, feeds the QPs, then sends every segment due at `now`.
   void poll(Instant now);
   // The earliest instant a QP wants to run; kNever when all are idle.
-  Instant next_wakeup() const;
+  Instant next_wakeup() const { return driver_.next_wakeup(); }
   // Sleeps until `until` (run time, `now` = the time the caller last read), a datagram
   // arrives or `other_fd` (if >= 0) becomes readable. `clock_offset_ns`: CLOCK_MONOTONIC of
   // run time 0.
   void wait(Instant until, Instant now, std::int64_t clock_offset_ns, int other_fd);
 
-  std::vector<Delivery> take_deliveries();
+  std::vector<Delivery> take_deliveries() { return driver_.take_deliveries(); }
 
   const EndpointCounters& counters() const { return counters_; }
   // One-way delay of every data packet received, ns (sender timestamp to arrival).
   const LogHistogram& one_way_delay() const { return one_way_delay_; }
   // Raw one-way delays rounded to microseconds: value (us) -> count. For merging the
   // histograms of several processes exactly to 1 us.
-  const std::map<std::int64_t, std::uint64_t>& one_way_delay_us() const { return owd_us_; }
+  const std::map<std::int64_t, std::uint64_t>& one_way_delay_us() const { return driver_.one_way_delay_us(); }
   // The same for packets from another address than ours (on the bench: the other side, so
   // across the emulator).
-  const std::map<std::int64_t, std::uint64_t>& one_way_delay_remote_us() const { return owd_remote_us_; }
+  const std::map<std::int64_t, std::uint64_t>& one_way_delay_remote_us() const {
+    return driver_.one_way_delay_remote_us();
+  }
 
-  struct QpView {
-    std::uint32_t qp = 0;
-    bool sending = false;
-    std::string peer;
-    const transport::QueuePair* pair = nullptr;
-  };
-  std::vector<QpView> queue_pairs() const;
+  using QpView = endpoints::QpView;
+  std::vector<QpView> queue_pairs() const { return driver_.queue_pairs(); }
 
  private:
-  struct Slot {
-    std::unique_ptr<transport::QueuePair> qp;
-    sockaddr_in peer{};
-    bool sending = false;
-    Instant due = kNever;       // key in due_
-    Instant last_now = kEpoch;  // the last instant the QP was given (never decreases)
-  };
-  Slot& open(std::uint32_t qp, const sockaddr_in& peer, bool sending);
-  void schedule(Slot& slot, std::uint32_t qp, Instant now);
   void receive_all(Instant now);
-  void on_datagram(const std::uint8_t* data, std::size_t size, const sockaddr_in& from, std::uint8_t tos,
-                   Instant now);
-  // Sends what the due QPs emit (only the receiving halves if `receivers_only`); true if any.
-  bool send_due(Instant now, bool receivers_only);
-  // Polls one due QP from the instant it asked for (at most kCatchUp before `now`) up to `now`
-  // and queues what it emits; returns how many segments.
-  int emit(Slot& slot, std::uint32_t qp, Instant now);
-  void collect(Slot& slot, std::uint32_t qp);
+  // SegmentWire: queues a datagram for the next sendmmsg (flush() when the batch is full).
+  void transmit(const transport::Segment& s, const PeerAddress& to) override;
+  void flush() override;
 
   UdpEndpointConfig cfg_;
   int fd_ = -1;
   int epoll_fd_ = -1;
   std::uint16_t port_ = 0;
-  std::map<std::uint32_t, Slot> slots_;
-  std::set<std::pair<Instant, std::uint32_t>> due_;  // (when, qp): QPs that want to run
-  std::vector<Delivery> deliveries_;
   EndpointCounters counters_;
   LogHistogram one_way_delay_;
-  std::map<std::int64_t, std::uint64_t> owd_us_;
-  std::map<std::int64_t, std::uint64_t> owd_remote_us_;
   sockaddr_in bound_{};
   // Send batch (sendmmsg).
   struct Out {
@@ -165,7 +120,7 @@ class UdpEndpoint {
   std::vector<std::vector<std::uint8_t>> out_buffers_;
   std::vector<Out> out_;
   std::size_t out_count_ = 0;
-  void flush();
+  QpDriver driver_;
 };
 
 }  // namespace gw::endpoints

@@ -1,20 +1,18 @@
 // Frames in chained mbufs (emulator/dpdk/mbuf_frame.h), as a PMD with scattered rx delivers
 // jumbo frames: headers split over segments are classified, and CE marks and bit errors land
-// on the right bytes of the right segment. Runs a real EAL (--no-huge, --no-shconf, a unique
-// file prefix) once per test process; needs root like every DPDK test here (skipped without).
+// on the right bytes of the right segment. Runs on the unit tests' real EAL (eal_for_tests.h);
+// needs root like every DPDK test here (skipped without).
 #include "emulator/dpdk/mbuf_frame.h"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
-#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "emulator/dpdk/eal.h"
 #include "emulator/dpdk/port.h"
 #include "emulator/engine/headers.h"
+#include "tests/unit/dpdk/eal_for_tests.h"
 
 namespace gw {
 namespace {
@@ -22,26 +20,14 @@ namespace {
 class ChainedFrame : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    if (geteuid() != 0) {
-      return;
-    }
-    prefix_ = "gw-unit-mbuf-" + std::to_string(getpid());
-    eal_ = std::make_unique<Eal>(
-        std::vector<std::string>{"gw_unit_tests", "--no-huge", "-m", "64", "--no-pci", "--no-shconf",
-                                 "--file-prefix=" + prefix_, "-l", "0", "--log-level=error"});
-    pool_ = std::make_unique<MbufPool>("unit_chain", 1023, kDefaultMbufDataRoom);
-  }
-  static void TearDownTestSuite() {
-    pool_.reset();
-    eal_.reset();
-    if (!prefix_.empty()) {
-      std::error_code ec;
-      std::filesystem::remove_all("/var/run/dpdk/" + prefix_, ec);
+    if (start_eal_for_tests()) {
+      pool_ = std::make_unique<MbufPool>("unit_chain", 1023, kDefaultMbufDataRoom);
     }
   }
+  static void TearDownTestSuite() { pool_.reset(); }
   void SetUp() override {
-    if (!eal_) {
-      GTEST_SKIP() << "needs root (DPDK EAL); CI runs it as root";
+    if (!pool_) {
+      GTEST_SKIP() << kEalNeedsRoot;
     }
   }
 
@@ -79,14 +65,10 @@ class ChainedFrame : public ::testing::Test {
     return chain_from_bytes(pool_->get(), f, segs);
   }
 
-  static std::unique_ptr<Eal> eal_;
   static std::unique_ptr<MbufPool> pool_;
-  static std::string prefix_;
 };
 
-std::unique_ptr<Eal> ChainedFrame::eal_;
 std::unique_ptr<MbufPool> ChainedFrame::pool_;
-std::string ChainedFrame::prefix_;
 
 TEST_F(ChainedFrame, HeadersSplitOverSegmentsAreClassified) {
   const std::vector<std::uint8_t> f = udp_frame();

@@ -1,24 +1,23 @@
 // The DPDK-port endpoint (generators/endpoints/dpdk_endpoint.h) between two ring ports joined
 // back to back (dpdk_ring_ports.h): whole Ethernet/IPv4/UDP/RoCEv2 frames built and parsed by
-// the endpoints, on a real EAL (--no-huge, --no-shconf, a unique file prefix) once per test
-// process. Needs root like every DPDK test here (skipped without). The endpoints' kernel
-// "hold" sockets bind UDP 4791 on 127.X.Y.21 and .22, X.Y from the process id, so that tests
-// running in parallel (ctest -j) do not collide.
+// the endpoints, on the unit tests' real EAL (tests/unit/dpdk/eal_for_tests.h). Needs root like
+// every DPDK test here (skipped without). The endpoints' kernel "hold" sockets bind UDP 4791 on
+// 127.X.Y.21 and .22, X.Y from the process id, so that tests running in parallel (ctest -j) do
+// not collide.
 #include "generators/endpoints/dpdk_endpoint.h"
 
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "emulator/dpdk/eal.h"
 #include "emulator/dpdk/port.h"
 #include "generators/endpoints/clock.h"
 #include "generators/endpoints/dpdk_ring_ports.h"
+#include "tests/unit/dpdk/eal_for_tests.h"
 
 namespace gw::endpoints {
 namespace {
@@ -45,26 +44,14 @@ std::uint16_t ones_complement_sum(const std::uint8_t* ip, std::size_t n) {
 class DpdkEndpointTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    if (geteuid() != 0) {
-      return;
-    }
-    prefix_ = "gw-unit-dpdkep-" + std::to_string(getpid());
-    eal_ = std::make_unique<Eal>(std::vector<std::string>{"--no-huge", "-m", "128", "--no-pci", "--no-shconf",
-                                                          "--file-prefix=" + prefix_, "-l", "0",
-                                                          "--log-level=error"});
-    pool_ = std::make_unique<MbufPool>("unit_dpdkep", 4095, kDefaultMbufDataRoom);
-  }
-  static void TearDownTestSuite() {
-    pool_.reset();
-    eal_.reset();
-    if (!prefix_.empty()) {
-      std::error_code ec;
-      std::filesystem::remove_all("/var/run/dpdk/" + prefix_, ec);
+    if (start_eal_for_tests()) {
+      pool_ = std::make_unique<MbufPool>("unit_dpdkep", 4095, kDefaultMbufDataRoom);
     }
   }
+  static void TearDownTestSuite() { pool_.reset(); }
   void SetUp() override {
-    if (!eal_) {
-      GTEST_SKIP() << "needs root (DPDK EAL); CI runs it as root";
+    if (!pool_) {
+      GTEST_SKIP() << kEalNeedsRoot;
     }
     const std::string name = "ut" + std::to_string(++pairs_);
     rings_ = std::make_unique<RingPortPair>(name);
@@ -116,9 +103,7 @@ class DpdkEndpointTest : public ::testing::Test {
     return got;
   }
 
-  static inline std::unique_ptr<Eal> eal_;
   static inline std::unique_ptr<MbufPool> pool_;
-  static inline std::string prefix_;
   static inline int pairs_ = 0;
   static inline const std::int64_t epoch_ = monotonic_ns();
   std::unique_ptr<RingPortPair> rings_;
