@@ -231,7 +231,8 @@ class SimRun final : public fabric::Receiver, public Wakeable, public MessageSer
   // qp number -> (flow, is the sender)
   std::vector<std::pair<std::uint32_t, bool>> qp_owner_;
   SegmentPool pool_;
-  // Every packet's INT stack (the hops' queue stages stamp into it), from send to arrival.
+  // Every packet's INT stack (the hops' queue stages stamp into it), from send to arrival,
+  // when some hop stamps INT.
   IntPool int_stacks_;
   Accounting accounting_;
   Series series_;
@@ -276,7 +277,9 @@ void SimRun::packet_of(const Segment& s, HostId from, Packet& p) {
   p = Packet{};
   p.size_bytes = s.wire_bytes();
   p.handle = pool_.put(s);
-  p.telemetry = int_stacks_.take();
+  if (net_.carries_int()) {
+    p.telemetry = int_stacks_.take();
+  }
   PacketHeaders& h = p.headers;
   h.valid_l3 = true;
   h.valid_l4 = true;
@@ -515,7 +518,8 @@ void SimRun::receive(Instant now, Packet&& p) {
     if (s.ce) {
       ++f.marks_ce;
     }
-    s.hop_count = static_cast<std::uint8_t>(std::min<std::size_t>(p.telemetry->hops, s.int_hops.size()));
+    const std::size_t hops = p.telemetry != nullptr ? p.telemetry->hops : 0;
+    s.hop_count = static_cast<std::uint8_t>(std::min(hops, s.int_hops.size()));
     for (std::size_t i = 0; i < s.hop_count; ++i) {
       const IntHop& in = p.telemetry->hop[i];
       s.int_hops[i] = cc::IntHopEcho{in.node_id, in.queue_bytes, in.tx_bytes, in.egress_ts_ns,

@@ -171,6 +171,7 @@ Network::Network(EventLoop& loop, const TopologySpec& spec, std::uint64_t seed, 
   auto add_hop = [&](const std::string& name, Profile profile, Direction dir, bool wan, std::uint32_t from,
                      std::uint32_t to) {
     profile.seed = seed ^ hash_name(name);
+    carries_int_ = carries_int_ || stamps_int(profile, dir);
     hops_.push_back(std::make_unique<Hop>(*this, hops_.size(), name, profile, dir, wan, from, to));
     return hops_.size() - 1;
   };

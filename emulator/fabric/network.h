@@ -124,6 +124,9 @@ class Network {
   std::vector<std::uint64_t> queue_bytes_now() const;
   // Packets inside the network now (sent, not yet received or dropped).
   std::uint64_t in_flight() const;
+  // Some hop's queue stamps INT (profile `queue.int`): packets sent need a telemetry stack
+  // (Packet::telemetry); without one nothing is stamped.
+  bool carries_int() const { return carries_int_; }
 
  private:
   class Hop;
@@ -136,6 +139,7 @@ class Network {
   TopologySpec spec_;
   Receiver* receiver_;
   std::vector<std::unique_ptr<Hop>> hops_;
+  bool carries_int_ = false;
   std::vector<std::size_t> uplink_;    // per region (relays: none)
   std::vector<std::size_t> downlink_;  // per region
   // wan_[a * R + b]: the hop carrying a -> b over a direct WAN link, or npos.
