@@ -455,6 +455,7 @@ TransportSpec read_transport(const JsonReader& t) {
   c.min_rto = t.duration("rto_min", Duration{1'000}).value_or(c.min_rto);
   c.initial_rto = t.duration("rto_initial", Duration{1'000}).value_or(c.initial_rto);
   c.max_rto = t.duration("rto_max", Duration{1'000}).value_or(c.max_rto);
+  c.min_pto = t.duration("pto_min", Duration{1'000}).value_or(c.min_pto);
   c.cnp_interval = t.duration("cnp_interval").value_or(c.cnp_interval);
   s.max_pacing_rate = t.rate("max_pacing_rate").value_or(BitRate{});
   try {

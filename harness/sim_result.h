@@ -27,12 +27,14 @@ struct FlowResult {
   std::uint64_t bytes_delivered = 0;  // payload acknowledged to the sender
   std::uint64_t goodput_bps = 0;      // bytes_delivered * 8 / active time
   std::uint64_t packets_sent = 0;
-  std::uint64_t retransmits = 0;      // packets sent again
-  std::uint64_t marks_ce = 0;         // data packets that arrived CE-marked
-  std::uint64_t cnps = 0;             // CNPs the sender received
-  std::uint64_t timeouts = 0;         // retransmission timeouts
-  Percentiles rtt_ns;                 // per RTT sample (Karn: none from retransmissions)
-  std::uint64_t mean_cwnd_bytes = 0;  // time-weighted over the flow's active time
+  std::uint64_t retransmits = 0;           // packets sent again
+  std::uint64_t marks_ce = 0;              // data packets that arrived CE-marked
+  std::uint64_t cnps = 0;                  // CNPs the sender received
+  std::uint64_t timeouts = 0;              // retransmission timeouts
+  std::uint64_t loss_probes = 0;           // tail loss probes (RFC 8985 §7)
+  std::uint64_t spurious_retransmits = 0;  // resends whose packet had arrived (the receiver's D-SACK flag)
+  Percentiles rtt_ns;                      // per RTT sample (Karn: none from retransmissions)
+  std::uint64_t mean_cwnd_bytes = 0;       // time-weighted over the flow's active time
   std::uint64_t mean_pacing_rate_bps = 0;
   Duration completion{-1};  // finite transfers: time from start to the last byte acknowledged
 };
@@ -119,6 +121,8 @@ struct TransportTotals {  // over every connection, flows and collectives alike
   std::uint64_t packets_sent = 0;
   std::uint64_t retransmits = 0;
   std::uint64_t timeouts = 0;
+  std::uint64_t loss_probes = 0;
+  std::uint64_t spurious_retransmits = 0;
 };
 
 struct SimResult {

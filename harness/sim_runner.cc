@@ -598,6 +598,8 @@ SimResult SimRun::run() {
     r.transport.packets_sent += totals.data_packets_sent;
     r.transport.retransmits += totals.retransmitted_packets;
     r.transport.timeouts += totals.timeouts;
+    r.transport.loss_probes += totals.loss_probes;
+    r.transport.spurious_retransmits += totals.dsacks_received;
     if (f.connection) {
       continue;
     }
@@ -614,6 +616,8 @@ SimResult SimRun::run() {
     fr.packets_sent = st.data_packets_sent;
     fr.retransmits = st.retransmitted_packets;
     fr.timeouts = st.timeouts;
+    fr.loss_probes = st.loss_probes;
+    fr.spurious_retransmits = st.dsacks_received;
     fr.marks_ce = f.marks_ce;
     fr.cnps = f.cc->cnps();
     fr.rtt_ns = f.cc->rtt().summary();

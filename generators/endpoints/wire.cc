@@ -41,8 +41,8 @@ Instant instant_field(std::uint64_t v) {
 std::size_t max_udp_payload(const Segment& s) {
   // BTH + RETH/AETH + extension + metadata + payload + pad + ICRC, generously.
   return transport::kBthSize + transport::kRethSize + transport::kAethSize + transport::kAckExtFixedSize +
-         transport::kAckExtHopSize * transport::kMaxIntHops + kDataMetaSize + s.payload_bytes + 4 +
-         transport::kIcrcSize;
+         transport::kAckExtSack2Size + transport::kAckExtHopSize * transport::kMaxIntHops + kDataMetaSize +
+         s.payload_bytes + 4 + transport::kIcrcSize;
 }
 
 std::size_t encode_segment(const Segment& s, std::span<std::uint8_t> out) {

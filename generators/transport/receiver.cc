@@ -11,7 +11,8 @@ void Receiver::on_data(Instant now, const Segment& s, QpOutputs& out) {
   QpStats& st = out.stats;
   ++st.data_packets_received;
   const std::uint64_t psn = unwrap_psn(rcv_nxt_, s.psn);
-  trigger_ = Trigger{psn, s.sent, now, s.ce, std::min<std::uint8_t>(s.hop_count, kMaxIntHops), s.int_hops};
+  trigger_ =
+      Trigger{psn, s.sent, now, s.ce, false, std::min<std::uint8_t>(s.hop_count, kMaxIntHops), s.int_hops};
   if (s.ce) {
     ++st.ce_packets_received;
     ce_bytes_ += s.wire_bytes();
@@ -20,6 +21,7 @@ void Receiver::on_data(Instant now, const Segment& s, QpOutputs& out) {
 
   if (psn < rcv_nxt_) {  // a duplicate: re-acknowledge, the earlier ACK may have been lost
     ++st.duplicates_received;
+    trigger_.duplicate = true;
     push_ack(now, SegmentKind::kAck, out);
     return;
   }
@@ -39,6 +41,7 @@ void Receiver::on_data(Instant now, const Segment& s, QpOutputs& out) {
     Slot& slot = ooo_[ahead];
     if (slot.present) {
       ++st.duplicates_received;
+      trigger_.duplicate = true;
     } else {
       ++st.out_of_order_buffered;
       slot = Slot{true, s.last, s.payload_bytes, s.msg_id, s.msg_offset, s.msg_posted};
@@ -99,14 +102,18 @@ void Receiver::push_ack(Instant now, SegmentKind kind, QpOutputs& out) {
   a.echo_sent = trigger_.sent;
   a.echo_arrival = trigger_.arrival;
   a.ce_echo = trigger_.ce;
+  a.dsack = trigger_.duplicate;
   a.ce_bytes = ce_bytes_;
   a.hop_count = trigger_.hop_count;
   a.int_hops = trigger_.hops;
   a.sent = now;
   if (!ooo_.empty()) {
-    // 64 PSNs ending at the trigger when it was out of order, else just above the hole.
+    // 64 PSNs ending at the trigger when it was out of order, else at the highest PSN
+    // buffered: as TCP's first SACK block reports the most recent arrivals (RFC 2018 §4), so
+    // that an ACK lost while a hole is filled cannot hide those arrivals from the sender.
     const std::uint64_t lo = rcv_nxt_ + 1;
-    const std::uint64_t base = trigger_.psn > lo + 63 ? trigger_.psn - 63 : lo;
+    const std::uint64_t top = trigger_.psn >= lo ? trigger_.psn : rcv_nxt_ + ooo_.size() - 1;
+    const std::uint64_t base = top > lo + 63 ? top - 63 : lo;
     std::uint64_t bitmap = 0;
     for (std::uint64_t i = 0; i < 64; ++i) {
       const std::uint64_t ahead = base + i - rcv_nxt_;
@@ -120,6 +127,21 @@ void Receiver::push_ack(Instant now, SegmentKind kind, QpOutputs& out) {
     a.sack_valid = true;
     a.sack_base = wire_psn(base);
     a.sack_bitmap = bitmap;
+    if (last_top_ < base || last_top_ > top) {  // the previous ACK reported another region
+      other_top_ = last_top_;
+    }
+    last_top_ = top;
+    if (other_top_ >= lo && (other_top_ < base || other_top_ > top)) {
+      const std::uint64_t base2 = other_top_ > lo + 63 ? other_top_ - 63 : lo;
+      std::uint64_t bitmap2 = 0;
+      for (std::uint64_t i = 0; i < 64 && base2 + i - rcv_nxt_ < ooo_.size(); ++i) {
+        if (ooo_[base2 + i - rcv_nxt_].present) {
+          bitmap2 |= std::uint64_t{1} << i;
+        }
+      }
+      a.sack2_base = wire_psn(base2);
+      a.sack2_bitmap = bitmap2;
+    }
   }
   unacked_ = 0;
   ack_deadline_ = kNever;

@@ -4,10 +4,14 @@
 //  - Go-back-N: an out-of-order packet is discarded; the first one after a gap produces one
 //    NAK (PSN sequence error) and no further NAK until the expected PSN arrives.
 //  - Selective repeat: out-of-order packets are buffered (up to max_outstanding_packets
-//    ahead) and acknowledged at once with a 64-PSN SACK bitmap ending at the packet.
+//    ahead) and acknowledged at once with a 64-PSN SACK bitmap ending at the packet (an
+//    in-order packet's ACK: at the highest PSN buffered), and a second bitmap ending at the
+//    previous region's latest arrival: as TCP repeats its recent SACK blocks (RFC 2018 §4),
+//    so that a lost ACK does not hide an isolated arrival (a retransmission) from the sender.
 //  - In-order packets are acknowledged every `ack_every_packets`, at a message's last packet,
 //    when the sender asks (AckReq), when a hole is filled, or after `ack_delay` at the latest.
-//    Duplicates are acknowledged at once (the earlier ACK may have been lost).
+//    Duplicates are acknowledged at once (the earlier ACK may have been lost), flagged as
+//    such (RFC 2883 D-SACK's signal: the sender widens its reordering window).
 //  - ACKs echo the triggering packet's PSN, send time, arrival time, CE mark and INT hops, and
 //    the cumulative count of CE-marked wire bytes received (QUIC ACK-frame style ECN counts,
 //    RFC 9000 §19.3.2: robust to lost ACKs).
@@ -50,6 +54,7 @@ class Receiver {
     Instant sent{};
     Instant arrival{};
     bool ce = false;
+    bool duplicate = false;  // had arrived before (echoed as the D-SACK flag)
     std::uint8_t hop_count = 0;
     std::array<cc::IntHopEcho, kMaxIntHops> hops{};
   };
@@ -70,7 +75,9 @@ class Receiver {
   Instant ack_deadline_ = kNever;
   Trigger trigger_;
   std::uint64_t ce_bytes_ = 0;
-  Instant last_cnp_ = kNever;  // kNever: none sent yet
+  std::uint64_t last_top_ = 0;   // where the previous ACK's SACK bitmap ended
+  std::uint64_t other_top_ = 0;  // where the second SACK block ends (the region before)
+  Instant last_cnp_ = kNever;    // kNever: none sent yet
 };
 
 }  // namespace gw::transport

@@ -58,9 +58,10 @@ bool is_known_opcode(std::uint8_t op) {
 }
 
 bool operator==(const AckExt& a, const AckExt& b) {
-  if (a.ce_echo != b.ce_echo || a.sack_valid != b.sack_valid || a.echo_psn != b.echo_psn ||
-      a.echo_sent_ns != b.echo_sent_ns || a.arrival_ns != b.arrival_ns || a.ce_bytes != b.ce_bytes ||
-      a.sack_base != b.sack_base || a.sack_bitmap != b.sack_bitmap || a.hop_count != b.hop_count) {
+  if (a.ce_echo != b.ce_echo || a.sack_valid != b.sack_valid || a.duplicate != b.duplicate ||
+      a.echo_psn != b.echo_psn || a.echo_sent_ns != b.echo_sent_ns || a.arrival_ns != b.arrival_ns ||
+      a.ce_bytes != b.ce_bytes || a.sack_base != b.sack_base || a.sack_bitmap != b.sack_bitmap ||
+      a.sack2_base != b.sack2_base || a.sack2_bitmap != b.sack2_bitmap || a.hop_count != b.hop_count) {
     return false;
   }
   for (std::size_t i = 0; i < a.hop_count && i < kMaxIntHops; ++i) {
@@ -163,11 +164,14 @@ Decoded<Aeth> decode_aeth(std::span<const std::uint8_t> in) {
 }
 
 std::size_t encode_ack_ext(const AckExt& h, std::span<std::uint8_t> out) {
-  if (h.hop_count > kMaxIntHops || out.size() < h.size() || h.echo_psn > kPsnMask || h.sack_base > kPsnMask) {
+  if (h.hop_count > kMaxIntHops || out.size() < h.size() || h.echo_psn > kPsnMask || h.sack_base > kPsnMask ||
+      h.sack2_base > kPsnMask) {
     return 0;
   }
   put8(out, 0, kAckExtMagic);
-  put8(out, 1, static_cast<std::uint8_t>((h.ce_echo ? 1 : 0) | (h.sack_valid ? 2 : 0)));
+  put8(out, 1,
+       static_cast<std::uint8_t>((h.ce_echo ? 1 : 0) | (h.sack_valid ? 2 : 0) | (h.duplicate ? 4 : 0) |
+                                 (h.has_sack2() ? 8 : 0)));
   put8(out, 2, h.hop_count);
   put8(out, 3, 0);
   put32(out, 4, h.echo_psn);
@@ -176,8 +180,12 @@ std::size_t encode_ack_ext(const AckExt& h, std::span<std::uint8_t> out) {
   put64(out, 24, h.ce_bytes);
   put32(out, 32, h.sack_base);
   put64(out, 36, h.sack_bitmap);
+  if (h.has_sack2()) {
+    put32(out, 44, h.sack2_base);
+    put64(out, 48, h.sack2_bitmap);
+  }
   for (std::size_t i = 0; i < h.hop_count; ++i) {
-    const std::size_t at = kAckExtFixedSize + i * kAckExtHopSize;
+    const std::size_t at = h.hops_offset() + i * kAckExtHopSize;
     put32(out, at, h.hops[i].node_id);
     put32(out, at + 4, h.hops[i].queue_bytes);
     put32(out, at + 8, h.hops[i].tx_bytes);
@@ -191,19 +199,29 @@ Decoded<AckExt> decode_ack_ext(std::span<const std::uint8_t> in) {
   if (in.size() < kAckExtFixedSize) {
     return DecodeError::kTruncated;
   }
-  if (in[0] != kAckExtMagic || (in[1] & ~0x3U) != 0 || in[2] > kMaxIntHops || in[3] != 0) {
+  if (in[0] != kAckExtMagic || (in[1] & ~0xFU) != 0 || in[2] > kMaxIntHops || in[3] != 0) {
     return DecodeError::kBadField;
   }
   AckExt h;
   h.ce_echo = (in[1] & 1) != 0;
   h.sack_valid = (in[1] & 2) != 0;
+  h.duplicate = (in[1] & 4) != 0;
   h.hop_count = in[2];
-  if (in.size() < h.size()) {
+  const bool sack2 = (in[1] & 8) != 0;
+  const std::size_t need = kAckExtFixedSize + (sack2 ? kAckExtSack2Size : 0) + kAckExtHopSize * h.hop_count;
+  if (in.size() < need) {
     return DecodeError::kTruncated;
   }
   h.echo_psn = get32(in, 4);
   h.sack_base = get32(in, 32);
-  if (h.echo_psn > kPsnMask || h.sack_base > kPsnMask) {
+  if (sack2) {
+    h.sack2_base = get32(in, 44);
+    h.sack2_bitmap = get64(in, 48);
+    if (h.sack2_bitmap == 0) {
+      return DecodeError::kBadField;  // flagged present, but empty
+    }
+  }
+  if (h.echo_psn > kPsnMask || h.sack_base > kPsnMask || h.sack2_base > kPsnMask) {
     return DecodeError::kBadField;
   }
   h.echo_sent_ns = get64(in, 8);
@@ -211,7 +229,7 @@ Decoded<AckExt> decode_ack_ext(std::span<const std::uint8_t> in) {
   h.ce_bytes = get64(in, 24);
   h.sack_bitmap = get64(in, 36);
   for (std::size_t i = 0; i < h.hop_count; ++i) {
-    const std::size_t at = kAckExtFixedSize + i * kAckExtHopSize;
+    const std::size_t at = h.hops_offset() + i * kAckExtHopSize;
     h.hops[i] = cc::IntHopEcho{get32(in, at), get32(in, at + 4), get32(in, at + 8), get64(in, at + 12),
                                get64(in, at + 20)};
   }

@@ -99,30 +99,40 @@ constexpr AckType ack_type(std::uint8_t syn) {
 }
 
 // gradwall's ACK extension, placed after the AETH of ACKs and NAKs (tshark shows it as the
-// ACK's payload). Layout, big-endian, 44 + 28 * hops bytes:
-//   0  u8  magic 0x47 ('G')        1  u8 flags: bit0 CE echo, bit1 SACK bitmap valid
+// ACK's payload). Layout, big-endian, 44 [+ 12] + 28 * hops bytes:
+//   0  u8  magic 0x47 ('G')        1  u8 flags: bit0 CE echo, bit1 SACK bitmap valid,
+//                                    bit2 duplicate (the trigger had been received before: DSACK),
+//                                    bit3 a second SACK block follows
 //   2  u8  hop count (<= 3)         3  u8 reserved 0
 //   4  u32 echo PSN (24 bits; the data packet that triggered this ACK)
 //   8  u64 echoed send timestamp, ns    16 u64 receiver arrival timestamp, ns
 //   24 u64 CE-marked wire bytes received so far (cumulative, like QUIC's ECN counts)
 //   32 u32 SACK base PSN (24 bits)      36 u64 SACK bitmap: bit i = PSN base+i received
-//   44 per hop: u32 node id, u32 queue bytes, u32 tx bytes, u64 egress ts ns, u64 link bps
+//   [44 u32 second SACK block's base PSN  48 u64 its bitmap, non-zero: only with flags bit 3;
+//    the previous region of arrivals, as TCP repeats its recent SACK blocks]
+//   44 or 56, per hop: u32 node id, u32 queue bytes, u32 tx bytes, u64 egress ts ns, u64 link bps
 inline constexpr std::uint8_t kAckExtMagic = 0x47;
 inline constexpr std::size_t kAckExtFixedSize = 44;
+inline constexpr std::size_t kAckExtSack2Size = 12;  // present when flags bit 3 is set
 inline constexpr std::size_t kAckExtHopSize = 28;
 inline constexpr std::size_t kMaxIntHops = 3;
 struct AckExt {
   bool ce_echo = false;
   bool sack_valid = false;
+  bool duplicate = false;
   std::uint32_t echo_psn = 0;
   std::uint64_t echo_sent_ns = 0;
   std::uint64_t arrival_ns = 0;
   std::uint64_t ce_bytes = 0;
   std::uint32_t sack_base = 0;
   std::uint64_t sack_bitmap = 0;
+  std::uint32_t sack2_base = 0;
+  std::uint64_t sack2_bitmap = 0;
   std::uint8_t hop_count = 0;
   std::array<cc::IntHopEcho, kMaxIntHops> hops{};
-  std::size_t size() const { return kAckExtFixedSize + kAckExtHopSize * hop_count; }
+  bool has_sack2() const { return sack2_bitmap != 0; }
+  std::size_t hops_offset() const { return kAckExtFixedSize + (has_sack2() ? kAckExtSack2Size : 0); }
+  std::size_t size() const { return hops_offset() + kAckExtHopSize * hop_count; }
   // Field-wise, over the first hop_count hops (cc::IntHopEcho has no operator==).
   friend bool operator==(const AckExt& a, const AckExt& b);
 };

@@ -1,8 +1,13 @@
 // Retransmission timeout per RFC 6298: SRTT and RTTVAR from RTT samples (§2.2, §2.3, with
-// alpha = 1/8, beta = 1/4, K = 4, clock granularity G = 1 ns), RTO clamped to [min, max]
-// (§2.4, §2.5), doubled on each expiry (§5.5) until a new sample recomputes it. Samples from
-// retransmitted packets must not be fed in (Karn's rule, §3); the caller filters them.
-// Integer nanoseconds throughout: updates round toward zero.
+// alpha = 1/8, beta = 1/4, K = 4, clock granularity G = 1 ns), doubled on each expiry (§5.5)
+// until a new sample recomputes it, at most `max` (§2.5). The minimum applies to the variance
+// term, as Linux does (tcp_rtt_estimator() keeps RTTVAR at least tcp_rto_min; tcp_set_rto()):
+// RTO = SRTT + max(K * RTTVAR, min). RFC 6298 §2.4's max(min, SRTT + K * RTTVAR) lets the
+// timer sit a few microseconds above SRTT once many equal samples collapse RTTVAR, so that any
+// queue growth faster than the estimator fires a spurious timeout; with the floor on the
+// variance term a lossless path never times out unless its RTT grows by `min` within one
+// RTT. Samples from retransmitted packets must not be fed in (Karn's rule, §3); the caller
+// filters them. Integer nanoseconds throughout: updates round toward zero.
 #pragma once
 
 #include <cstdint>
@@ -31,7 +36,7 @@ class RttEstimator {
       min_rtt_ = r < min_rtt_ ? r : min_rtt_;
     }
     ++samples_;
-    const Duration var = 4 * rttvar_ > Duration{1} ? 4 * rttvar_ : Duration{1};
+    const Duration var = 4 * rttvar_ > min_rto_ ? 4 * rttvar_ : min_rto_;
     rto_ = clamp(srtt_ + var);
   }
 

@@ -39,6 +39,7 @@ struct Segment {
   std::uint8_t hop_count = 0;  // valid entries of int_hops
   bool ce_echo = false;        // ACK/NAK: the triggering data packet arrived CE-marked
   bool sack_valid = false;     // ACK: sack_base/sack_bitmap are meaningful
+  bool dsack = false;          // ACK: the trigger was a duplicate (RFC 2883 D-SACK's signal)
   std::uint32_t src_qp = 0;    // 24 bits
   std::uint32_t dst_qp = 0;    // 24 bits
   // data: this packet's PSN. ACK: the last PSN received in order (acknowledges it and all
@@ -50,13 +51,15 @@ struct Segment {
   std::uint32_t echo_psn = 0;       // ACK/NAK: PSN of the data packet that triggered it
   std::uint32_t sack_base = 0;      // ACK: bit i of sack_bitmap is PSN sack_base + i
   std::uint64_t sack_bitmap = 0;
-  std::uint64_t msg_id = 0;      // data: the message this packet belongs to
-  std::uint64_t msg_offset = 0;  // data: byte offset of the payload within the message
-  Instant msg_posted{};          // data: when the message was posted (for receiver latency)
-  Instant sent{};                // when this copy left the sender
-  Instant echo_sent{};           // ACK/NAK: `sent` of the triggering data packet
-  Instant echo_arrival{};        // ACK/NAK: when the triggering data packet arrived
-  std::uint64_t ce_bytes = 0;    // ACK/NAK: CE-marked data wire bytes received, cumulative
+  std::uint32_t sack2_base = 0;    // ACK: a second block, the previous region of arrivals
+  std::uint64_t sack2_bitmap = 0;  // (0: none)
+  std::uint64_t msg_id = 0;        // data: the message this packet belongs to
+  std::uint64_t msg_offset = 0;    // data: byte offset of the payload within the message
+  Instant msg_posted{};            // data: when the message was posted (for receiver latency)
+  Instant sent{};                  // when this copy left the sender
+  Instant echo_sent{};             // ACK/NAK: `sent` of the triggering data packet
+  Instant echo_arrival{};          // ACK/NAK: when the triggering data packet arrived
+  std::uint64_t ce_bytes = 0;      // ACK/NAK: CE-marked data wire bytes received, cumulative
   // Data: hops stamped by the network on the way (path order). ACK/NAK: the hops of the
   // triggering data packet, echoed.
   std::array<cc::IntHopEcho, kMaxIntHops> int_hops{};
@@ -67,14 +70,16 @@ struct Segment {
 
   // Frame size on the wire: kFrameOverheadBytes + RETH 16 (RDMA WRITE first/only) + payload
   // padded to a multiple of 4 (BTH PadCnt) for data; + AETH 4 + gradwall ACK extension
-  // (44 + 28 per INT hop, rocev2.h) for ACK/NAK; + 16 reserved bytes for a CNP.
+  // (44, + 12 with a second SACK block, + 28 per INT hop, rocev2.h) for ACK/NAK; + 16 reserved bytes for a
+  // CNP.
   std::uint32_t wire_bytes() const {
     switch (kind) {
       case SegmentKind::kData:
         return data_wire_bytes(opcode, payload_bytes);
       case SegmentKind::kAck:
       case SegmentKind::kNak:
-        return kFrameOverheadBytes + kAethSize + kAckExtFixedSize + kAckExtHopSize * hops().size();
+        return kFrameOverheadBytes + kAethSize + kAckExtFixedSize +
+               (sack2_bitmap != 0 ? kAckExtSack2Size : 0) + kAckExtHopSize * hops().size();
       case SegmentKind::kCnp:
         return kFrameOverheadBytes + kCnpPayloadSize;
     }

@@ -79,13 +79,23 @@ bool Sender::window_allows(std::uint32_t wire) const {
 }
 
 std::optional<Segment> Sender::poll_data(Instant now, QpOutputs& out) {
-  if (now < next_send_) {
+  // A tail loss probe goes at once, beyond the window and the pacing (RFC 8985 §7.3).
+  if (probe_psn_) {
+    const std::uint64_t psn = *probe_psn_;
+    probe_psn_.reset();
+    if (psn >= snd_una_ && psn < snd_max_ && !sent_[psn - snd_una_].sacked) {
+      ++out.stats.loss_probes;
+      return transmit(now, psn, true, out);
+    }
+  }
+  const bool probe = std::exchange(probe_new_, false);
+  if (!probe && now < next_send_) {
     return std::nullopt;
   }
   clean_rtx_front();
   if (!rtx_.empty()) {
     const std::uint64_t psn = rtx_.front();
-    if (!window_allows(sent_[psn - snd_una_].wire)) {
+    if (!probe && !window_allows(sent_[psn - snd_una_].wire)) {
       return std::nullopt;
     }
     rtx_.pop_discard();
@@ -98,7 +108,7 @@ std::optional<Segment> Sender::poll_data(Instant now, QpOutputs& out) {
     }
     return std::nullopt;
   }
-  if (!window_allows(p->wire)) {
+  if (!probe && !window_allows(p->wire)) {
     return std::nullopt;
   }
   OutMessage& m = msgs_[seg_msg_];
@@ -107,7 +117,12 @@ std::optional<Segment> Sender::poll_data(Instant now, QpOutputs& out) {
     ++seg_msg_;
   }
   sent_.push_back(*p);
-  return transmit(now, snd_max_++, false, out);
+  if (probe) {
+    ++out.stats.loss_probes;
+  }
+  Segment s = transmit(now, snd_max_++, false, out);
+  arm_pto(now);  // §7.2: after new data is sent
+  return s;
 }
 
 Segment Sender::transmit(Instant now, std::uint64_t psn, bool retransmission, QpOutputs& out) {
@@ -123,9 +138,11 @@ Segment Sender::transmit(Instant now, std::uint64_t psn, bool retransmission, Qp
   p.app_limited = app_limited_until_ != 0;
   p.tx_seq = ++tx_seq_;
   p.tx_count = static_cast<std::uint8_t>(std::min(255, p.tx_count + 1));
-  p.in_flight = true;
+  if (!p.in_flight) {  // a probe may resend a packet still in flight
+    p.in_flight = true;
+    in_flight_ += p.wire;
+  }
   p.lost = false;
-  in_flight_ += p.wire;
   if (cfg_.recovery == Recovery::kSelectiveRepeat) {
     tx_order_.push_back(TxRecord{psn, p.tx_seq});
   }
@@ -183,7 +200,54 @@ void Sender::mark_delivered(SentPacket& p, QpOutputs& out) {
   p.lost = false;
   delivered_ += p.wire;
   out.stats.bytes_delivered += p.payload;
-  highest_delivered_tx_ = std::max(highest_delivered_tx_, p.tx_seq);
+}
+
+void Sender::rack_update(Instant now, std::uint64_t psn, const SentPacket& p, bool trigger,
+                         Instant echo_sent) {
+  // §6.2 step 3: the trigger itself arrived after a higher PSN, and was sent once.
+  if (psn > rack_fack_) {
+    rack_fack_ = psn;
+  } else if (trigger && p.tx_count == 1) {
+    reordering_seen_ = true;
+  }
+  // Step 2: a retransmitted packet's delivery may be the original's. The trigger's echoed send
+  // time tells; for the others, a delivery sooner than min_RTT after the resend is the original.
+  if (p.tx_count > 1) {
+    if (trigger ? echo_sent != p.sent_time : now - p.sent_time < rtt_.min_rtt()) {
+      return;
+    }
+  }
+  if (p.tx_seq > rack_tx_seq_) {
+    rack_tx_seq_ = p.tx_seq;
+    rack_xmit_ = p.sent_time;
+    rack_rtt_ = now - p.sent_time;
+  }
+}
+
+// §6.2 step 4 (RACK_update_reo_wnd's result).
+Duration Sender::reo_wnd() const {
+  if (!reordering_seen_ && (in_recovery() || sacked_ >= cfg_.reorder_threshold)) {
+    return Duration{0};
+  }
+  return std::min(rtt_.min_rtt() / 4 * reo_wnd_mult_, rtt_.srtt());
+}
+
+// §7.2: PTO = 2 SRTT (+ the receiver's ACK delay when one packet is out), at least min_pto;
+// none before an RTT sample, while a probe is unanswered, or while resends wait.
+void Sender::arm_pto(Instant now) {
+  pto_deadline_ = kNever;
+  if (cfg_.recovery != Recovery::kSelectiveRepeat || tlp_out_ || snd_una_ == snd_max_ ||
+      rtt_.samples() == 0 || !rtx_.empty()) {
+    return;
+  }
+  Duration pto = 2 * rtt_.srtt();
+  if (snd_max_ - snd_una_ == 1) {
+    pto += cfg_.ack_delay;
+  }
+  pto = std::max(pto, cfg_.min_pto);
+  if (now + pto < rto_deadline_) {
+    pto_deadline_ = now + pto;
+  }
 }
 
 void Sender::on_ack(Instant now, const Segment& s, QpOutputs& out) {
@@ -220,11 +284,18 @@ void Sender::on_ack(Instant now, const Segment& s, QpOutputs& out) {
       newest = p;
     }
   };
+  const bool sr = cfg_.recovery == Recovery::kSelectiveRepeat;
+  const bool was_in_recovery = in_recovery();
   while (snd_una_ < acked_to) {
     SentPacket& p = sent_.front();
-    if (!p.sacked) {
+    if (p.sacked) {
+      --sacked_;
+    } else {
       mark_delivered(p, out);
       note(p);
+      if (sr) {
+        rack_update(now, snd_una_, p, snd_una_ == echo, s.echo_sent);
+      }
     }
     if (p.last) {
       const OutMessage m = msgs_.pop_front();
@@ -235,16 +306,38 @@ void Sender::on_ack(Instant now, const Segment& s, QpOutputs& out) {
     sent_.pop_discard();
     ++snd_una_;
   }
-  if (s.sack_valid && cfg_.recovery == Recovery::kSelectiveRepeat) {
-    const std::uint64_t base = unwrap_psn(snd_una_, s.sack_base);
-    for (std::uint64_t bits = s.sack_bitmap; bits != 0; bits &= bits - 1) {
+  auto sack_block = [&](std::uint32_t base24, std::uint64_t bitmap) {
+    const std::uint64_t base = unwrap_psn(snd_una_, base24);
+    for (std::uint64_t bits = bitmap; bits != 0; bits &= bits - 1) {
       const std::uint64_t psn = base + static_cast<std::uint64_t>(std::countr_zero(bits));
       if (psn >= snd_una_ && psn < snd_max_ && !sent_[psn - snd_una_].sacked) {
         SentPacket& p = sent_[psn - snd_una_];
         p.sacked = true;
+        ++sacked_;
         mark_delivered(p, out);
         note(p);
+        rack_update(now, psn, p, psn == echo, s.echo_sent);
       }
+    }
+  };
+  if (s.sack_valid && sr) {
+    sack_block(s.sack_base, s.sack_bitmap);
+    sack_block(s.sack2_base, s.sack2_bitmap);
+  }
+  if (sr) {  // RFC 8985 §6.2 step 4: D-SACK rounds widen the reordering window
+    if (dsack_round_ != 0 && snd_una_ >= dsack_round_) {
+      dsack_round_ = 0;
+    }
+    if (s.dsack) {
+      ++st.dsacks_received;
+      reordering_seen_ = true;  // a resend was not needed: the original came late (Linux too)
+      if (dsack_round_ == 0) {
+        reo_wnd_mult_ = std::min<std::uint32_t>(reo_wnd_mult_ + 1, 64);
+        dsack_round_ = snd_max_;
+        reo_wnd_persist_ = 16;
+      }
+    } else if (was_in_recovery && !in_recovery() && reo_wnd_persist_ > 0 && --reo_wnd_persist_ == 0) {
+      reo_wnd_mult_ = 1;
     }
   }
 
@@ -265,7 +358,11 @@ void Sender::on_ack(Instant now, const Segment& s, QpOutputs& out) {
     ce_pending_ -= e.ce_bytes;
     delivered_time_ = now;
     e.delivered_bytes = delivered_;
-    if (newest) {  // draft-cheng §3.3
+    // draft-cheng §3.3. Only a packet sent after the last sample's packet makes a sample, as
+    // Linux's tcp_rate_skb_delivered() does: a packet delivered late by reordering would set
+    // first_sent_time back, and every sample after it would span too long a send interval
+    // (BBR then sees a fraction of the delivery rate and never leaves startup).
+    if (newest && newest->sent_time >= first_sent_time_) {
       const Duration send_elapsed = newest->sent_time - newest->first_sent_time;
       const Duration ack_elapsed = delivered_time_ - newest->delivered_time;
       first_sent_time_ = newest->sent_time;
@@ -279,6 +376,8 @@ void Sender::on_ack(Instant now, const Segment& s, QpOutputs& out) {
     e.int_hops = s.hops();
     cc_->on_ack(e);
     rto_deadline_ = snd_una_ < snd_max_ ? now + rtt_.rto() : kNever;  // RFC 6298 §5.2, §5.3
+    tlp_out_ = false;
+    arm_pto(now);  // RFC 8985 §7.2: on an ACK of new data
   }
 
   if (nak && acked_to < snd_max_) {
@@ -289,7 +388,7 @@ void Sender::on_ack(Instant now, const Segment& s, QpOutputs& out) {
       rewind(now, acked_to, false, out);
     }
   }
-  if (cfg_.recovery == Recovery::kSelectiveRepeat) {
+  if (sr) {
     detect_reorder_losses(now, out);
   }
   clean_rtx_front();
@@ -311,12 +410,17 @@ void Sender::declare_lost(SentPacket& p, std::uint64_t psn, std::uint64_t& lost_
   }
   p.lost = true;
   rtx_.push_back(psn);
+  if (!in_recovery()) {
+    recovery_end_ = snd_max_;
+  }
+  pto_deadline_ = kNever;
 }
 
 // Every unacknowledged, unSACKed packet from `from` on is lost (NAK or RTO); resent in order.
 void Sender::rewind(Instant now, std::uint64_t from, bool timeout, QpOutputs& out) {
   rtx_.clear();
   tx_order_.clear();
+  reo_timer_ = kNever;
   std::uint64_t lost_bytes = 0;
   for (std::uint64_t psn = from; psn < snd_max_; ++psn) {
     SentPacket& p = sent_[psn - snd_una_];
@@ -329,7 +433,11 @@ void Sender::rewind(Instant now, std::uint64_t from, bool timeout, QpOutputs& ou
   }
 }
 
+// RFC 8985 §6.2 step 5 over the transmissions in order: those sent before the RACK packet
+// are lost once their deadline has passed; the first one still inside it sets the timer.
 void Sender::detect_reorder_losses(Instant now, QpOutputs& out) {
+  reo_timer_ = kNever;
+  const Duration wnd = reo_wnd();
   std::uint64_t lost_bytes = 0;
   while (!tx_order_.empty()) {
     const TxRecord r = tx_order_.front();
@@ -342,7 +450,12 @@ void Sender::detect_reorder_losses(Instant now, QpOutputs& out) {
       tx_order_.pop_discard();
       continue;
     }
-    if (r.tx_seq + cfg_.reorder_threshold > highest_delivered_tx_) {
+    if (r.tx_seq >= rack_tx_seq_) {
+      break;
+    }
+    const Instant deadline = p.sent_time + rack_rtt_ + wnd;
+    if (now < deadline) {
+      reo_timer_ = deadline;
       break;
     }
     declare_lost(p, r.psn, lost_bytes, out);
@@ -364,6 +477,25 @@ void Sender::clean_rtx_front() {
 }
 
 void Sender::on_timers(Instant now, QpOutputs& out) {
+  if (now >= reo_timer_) {
+    detect_reorder_losses(now, out);
+  }
+  if (now >= pto_deadline_) {  // RFC 8985 §7.3: new data if there is any, else the last packet
+    pto_deadline_ = kNever;
+    if (snd_una_ < snd_max_ && !tlp_out_ && rtx_.empty()) {
+      tlp_out_ = true;
+      if (peek_new()) {
+        probe_new_ = true;
+      } else {
+        std::uint64_t psn = snd_max_ - 1;
+        while (psn > snd_una_ && sent_[psn - snd_una_].sacked) {
+          --psn;
+        }
+        probe_psn_ = psn;
+      }
+      rto_deadline_ = now + rtt_.rto();
+    }
+  }
   if (now >= rto_deadline_) {
     if (snd_una_ == snd_max_) {
       rto_deadline_ = kNever;
@@ -380,7 +512,10 @@ void Sender::on_timers(Instant now, QpOutputs& out) {
 }
 
 Instant Sender::next_wakeup() const {
-  Instant t = std::min(rto_deadline_, cc_->next_timer());
+  if (probe_psn_ || probe_new_) {
+    return kEpoch;  // due now
+  }
+  Instant t = std::min({rto_deadline_, cc_->next_timer(), reo_timer_, pto_deadline_});
   std::uint32_t wire = 0;
   if (!rtx_.empty()) {
     wire = sent_[rtx_.front() - snd_una_].wire;

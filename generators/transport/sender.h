@@ -7,10 +7,17 @@
 //  - NAK (go-back-N): every unacknowledged packet from the NAKed PSN on is lost and resent,
 //    unless the NAKed PSN was already resent after the NAK's triggering packet left (a stale
 //    or duplicated NAK), so one gap causes one rewind.
-//  - SACK (selective repeat): a packet is lost once a packet sent `reorder_threshold`
-//    transmissions after it has been delivered (RFC 8985 RACK with a packet-count reordering
-//    window, RFC 6675 DupThresh = 3). Transmissions are kept in order in a FIFO, so each is
-//    examined once; retransmissions are covered too.
+//  - SACK (selective repeat): RACK-TLP, RFC 8985. A packet is lost once a packet sent after
+//    it has been delivered and a reordering window has passed since: now >= its send time +
+//    RACK.rtt + RACK.reo_wnd (§6.2), checked on every ACK and by a reordering timer. The
+//    window is 0 until reordering has been seen (while >= DupThresh packets are SACKed or in
+//    recovery), else min_RTT/4, widened by each round with a D-SACK (the receiver flags a
+//    duplicate) and reset after 16 recoveries without one. A delivery of a retransmitted
+//    packet that came sooner than min_RTT is the original's (§6.2 step 2), so a lost ACK or
+//    a late original never makes later transmissions look lost. Transmissions are kept in
+//    order in a FIFO, so each is examined once; retransmissions are covered too. A tail loss
+//    probe (§7) fires 2 SRTT (at least min_pto) after the last send or ACK: it sends new data,
+//    else the last packet again, so that a lost tail is found by RACK instead of the RTO.
 //  - RTO (RFC 6298 §5): everything unacknowledged and not SACKed is lost; the RTO backs off.
 // Delivery-rate samples follow draft-cheng-iccrg-delivery-rate-estimation-02 §3.
 #pragma once
@@ -83,6 +90,11 @@ class Sender {
   // The wire bytes of the packet peek_new() would cut, or 0 when it would cut none.
   std::uint32_t next_new_wire() const;
   bool window_allows(std::uint32_t wire) const;
+  // RFC 8985 §6.2: RACK's view of a packet this ACK delivered (`trigger`: the one it echoes).
+  void rack_update(Instant now, std::uint64_t psn, const SentPacket& p, bool trigger, Instant echo_sent);
+  Duration reo_wnd() const;
+  void arm_pto(Instant now);
+  bool in_recovery() const { return recovery_end_ > snd_una_; }
   Segment transmit(Instant now, std::uint64_t psn, bool retransmission, QpOutputs& out);
   void mark_delivered(SentPacket& p, QpOutputs& out);
   void declare_lost(SentPacket& p, std::uint64_t psn, std::uint64_t& lost_bytes, QpOutputs& out);
@@ -104,8 +116,24 @@ class Sender {
   Ring<std::uint64_t> rtx_;  // PSNs to resend, in order
   Ring<TxRecord> tx_order_;  // selective repeat: transmissions not yet judged
   std::uint64_t tx_seq_ = 0;
-  std::uint64_t highest_delivered_tx_ = 0;
-  std::uint64_t in_flight_ = 0;  // wire bytes sent, not delivered, not declared lost
+  // RACK (RFC 8985 §6.1): the most recently sent packet known delivered, its RTT, the highest
+  // PSN delivered, and the reordering window's state.
+  std::uint64_t rack_tx_seq_ = 0;
+  Instant rack_xmit_ = kEpoch;
+  Duration rack_rtt_{0};
+  std::uint64_t rack_fack_ = 0;
+  bool reordering_seen_ = false;
+  std::uint32_t reo_wnd_mult_ = 1;
+  std::uint32_t reo_wnd_persist_ = 0;
+  std::uint64_t dsack_round_ = 0;   // 0: none; else the PSN whose acknowledgement ends the round
+  std::uint64_t recovery_end_ = 0;  // in recovery while snd_una_ < this
+  std::uint64_t sacked_ = 0;        // packets above snd_una_ SACKed
+  Instant reo_timer_ = kNever;
+  Instant pto_deadline_ = kNever;
+  bool tlp_out_ = false;                    // a probe is out, unanswered by new data acknowledged
+  std::optional<std::uint64_t> probe_psn_;  // the packet the probe resends, when not new data
+  bool probe_new_ = false;                  // the probe sends new data
+  std::uint64_t in_flight_ = 0;             // wire bytes sent, not delivered, not declared lost
 
   Instant next_send_ = kEpoch;  // pacing: earliest time of the next data packet
   std::uint64_t pace_rem_ = 0;  // sub-nanosecond remainder, in bit-ns units of pace_rate_

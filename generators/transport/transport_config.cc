@@ -28,6 +28,7 @@ void validate(const TransportConfig& c) {
   require(c.max_rto >= c.min_rto, "max_rto", ">= min_rto (" + ns(c.min_rto) + ")", ns(c.max_rto));
   require(c.initial_rto >= c.min_rto && c.initial_rto <= c.max_rto, "initial_rto",
           "in [min_rto, max_rto] = [" + ns(c.min_rto) + ", " + ns(c.max_rto) + "]", ns(c.initial_rto));
+  require(c.min_pto.count() > 0, "min_pto", "> 0", ns(c.min_pto));
   require(c.reorder_threshold >= 1 && c.reorder_threshold <= 64, "reorder_threshold", "in [1, 64]",
           std::to_string(c.reorder_threshold));
   // IBA keeps the outstanding PSN range below half the 24-bit space so that PSN comparisons

@@ -15,8 +15,9 @@ enum class Recovery : std::uint8_t {
   // NAK (PSN sequence error) per gap; the sender resends everything from the NAKed PSN.
   kGoBackN,
   // The receiver buffers out-of-order packets and reports them in a SACK bitmap; the sender
-  // resends only holes, declared lost by a packet reordering threshold (RFC 8985 §6.2-like,
-  // counted in transmission order) or by the retransmission timeout.
+  // resends only holes, found as Linux TCP does: RACK-TLP (RFC 8985: time-based loss
+  // detection with an adaptive reordering window, and a tail loss probe), then the
+  // retransmission timeout.
   kSelectiveRepeat,
 };
 
@@ -33,9 +34,10 @@ struct TransportConfig {
   bool cnp_enabled = true;                           // send CNPs for CE-marked arrivals
   Duration cnp_interval{50'000};                     // at most one CNP per QP per interval (DCQCN §3.1)
   Duration initial_rto{1'000'000'000};               // RFC 6298 §2.1
-  Duration min_rto{1'000'000};                       // lower clamp of the computed RTO
+  Duration min_rto{200'000'000};                     // floor of the RTO's variance term (Linux TCP_RTO_MIN)
   Duration max_rto{60'000'000'000};                  // upper clamp, also of the backoff (RFC 6298 §2.5)
   std::uint32_t reorder_threshold = 3;               // packets (RFC 6675 DupThresh), selective repeat
+  Duration min_pto{10'000'000};                      // floor of the tail loss probe timeout (RFC 8985 §7.2)
   std::uint32_t max_outstanding_packets = 1U << 18;  // PSNs between oldest unacked and next new
   std::uint32_t initial_psn = 0;                     // 24 bits; both ends of a connection must agree
   std::uint16_t pkey = 0xFFFF;

@@ -260,6 +260,7 @@ TEST(QueuePair, RandomSegmentsNeverCrashOrHang) {
     cfg.mtu_bytes = kMtu;
     cfg.recovery = r;
     cfg.initial_rto = Duration{1 * kMs};
+    cfg.min_rto = Duration{1 * kMs};
     Bench bench(cfg, ChannelConfig{}, ChannelConfig{}, 5, 64 * kWire, BitRate{10'000'000'000ULL});
     bench.a().post_message(kEpoch, 1, 2000 * kMtu);
     bench.b().post_message(kEpoch, 2, 2000 * kMtu);

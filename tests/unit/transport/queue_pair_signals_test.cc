@@ -228,6 +228,7 @@ std::vector<testing::Sent> lossy_run(Recovery recovery, std::uint64_t seed) {
   TransportConfig cfg = small_mtu();
   cfg.recovery = recovery;
   cfg.initial_rto = Duration{1 * kMs};
+  cfg.min_rto = Duration{1 * kMs};
   ChannelConfig ch;
   ch.loss = 0.05;
   ch.reorder = 0.05;

@@ -93,6 +93,19 @@ TEST(RoceV2, RethAethAndAckExtensionRoundTrip) {
             DecodeError::kTruncated);
   buf[0] = 0;
   EXPECT_EQ(std::get<DecodeError>(decode_ack_ext(buf)), DecodeError::kBadField);
+
+  // The D-SACK flag and a second SACK block (flags bits 2 and 3): 12 more bytes before the hops.
+  x.duplicate = true;
+  x.sack2_base = 0xABCDEF;
+  x.sack2_bitmap = 0x10;
+  ASSERT_EQ(encode_ack_ext(x, buf), kAckExtFixedSize + kAckExtSack2Size + 3 * kAckExtHopSize);
+  EXPECT_EQ(buf[1], 1 | 2 | 4 | 8);
+  EXPECT_EQ(value(decode_ack_ext(std::span<const std::uint8_t>(buf).first(x.size()))), x);
+  EXPECT_EQ(std::get<DecodeError>(decode_ack_ext(std::span<const std::uint8_t>(buf).first(x.size() - 1))),
+            DecodeError::kTruncated);
+  buf[48] = buf[49] = buf[50] = buf[51] = buf[52] = buf[53] = buf[54] = buf[55] = 0;  // flagged, empty
+  EXPECT_EQ(std::get<DecodeError>(decode_ack_ext(std::span<const std::uint8_t>(buf).first(x.size()))),
+            DecodeError::kBadField);
 }
 
 Frame data_frame(std::uint8_t op, std::span<const std::uint8_t> payload) {

@@ -30,13 +30,24 @@ TEST(TransportRto, FirstAndSubsequentSamplesFollowRfc6298) {
   EXPECT_EQ(r.samples(), 2U);
 }
 
-TEST(TransportRto, ClampedToMinimumAndMaximum) {
+TEST(TransportRto, MinimumFloorsTheVarianceTermAndMaximumCaps) {
   RttEstimator r(us(1000), us(1000), us(5000));
-  r.on_sample(us(10));  // 10 + 4 * 5 = 30 us < min
-  EXPECT_EQ(r.rto(), us(1000));
+  r.on_sample(us(10));  // 4 * RTTVAR = 20 us < min: RTO = SRTT + min (Linux's rule)
+  EXPECT_EQ(r.rto(), us(1010));
   RttEstimator big(us(1000), us(1000), us(5000));
   big.on_sample(us(4000));  // 4000 + 8000 > max
   EXPECT_EQ(big.rto(), us(5000));
+}
+
+// Many equal samples collapse RTTVAR towards 0; RFC 6298's max(min, SRTT + 4 RTTVAR) would then
+// fire on any queue growth above SRTT + a few ns. The floor keeps `min` of headroom above SRTT.
+TEST(TransportRto, CollapsedVarianceKeepsTheMinimumAboveSrtt) {
+  RttEstimator r(us(1'000'000), us(200'000), us(60'000'000));
+  for (int i = 0; i < 1000; ++i) {
+    r.on_sample(us(300'000));
+  }
+  EXPECT_LT(r.rttvar(), us(1));
+  EXPECT_EQ(r.rto(), us(300'000) + us(200'000));
 }
 
 TEST(TransportRto, BackoffDoublesUpToTheMaximumAndASampleResetsIt) {
