@@ -1,4 +1,4 @@
-// The `gradwall` command line. Exit codes (ARCHITECTURE.md "CLI contract"): 0 ok / pass,
+// The `gradwall` command line. Exit codes (docs/architecture.md "CLI contract"): 0 ok / pass,
 // 1 check failed, 2 bad input, 3 environment or runtime failure.
 #pragma once
 

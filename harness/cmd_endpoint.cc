@@ -210,7 +210,7 @@ Args default_eal_args(const std::string& iface, std::uint32_t side, const std::s
           "--vdev=net_af_packet0,iface=" + iface + ",framecnt=16384"};
 }
 
-// EAL leaves a runtime folder named after its file prefix (MACHINE.md): removed on the way
+// EAL leaves a runtime folder named after its file prefix (docs/bench-machine.md): removed on the way
 // out, whatever happened, when the endpoint chose the prefix.
 struct RuntimeFolder {
   std::string path;

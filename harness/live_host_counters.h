@@ -9,7 +9,7 @@
 //    (ENOBUFS, reported as success unless IP_RECVERR) is in the namespace's UdpSndbufErrors
 //    and missing from its UdpOutDatagrams;
 //  - the emulator's af_packet rx ring: when it is full the kernel drops the frame and DPDK's
-//    af_packet PMD does not report it (imissed stays 0, MACHINE.md); the veth still counted it,
+//    af_packet PMD does not report it (imissed stays 0, docs/bench-machine.md); the veth still counted it,
 //    so it is the veth's rx packets minus the port's ipackets;
 //  - the veths' own drops (rx_dropped / tx_dropped: the receiving CPU's backlog was full);
 //  - the receiving host: no socket (the endpoint had closed it: datagrams in flight at the

@@ -52,7 +52,7 @@ constexpr int kTwinCrashed =
 constexpr std::uint32_t kMaxLiveMtu = 1408;
 // Frames in each af_packet ring of the emulator (2 KiB each, rx and tx per port: 128 MiB of
 // kernel memory in all). The rx ring is all that holds arrivals while the emulator's lcore
-// waits for a CPU, and its overflow is invisible to DPDK (MACHINE.md): 16384 frames hold
+// waits for a CPU, and its overflow is invisible to DPDK (docs/bench-machine.md): 16384 frames hold
 // ~180 ms at 1 Gbit/s of 1.4 KB datagrams. The runner counts what overflows anyway
 // (veth rx - the port's ipackets: "emu X->Y/rx_ring_overflow" in the accounting).
 constexpr const char* kRingFrames = "16384";
@@ -180,7 +180,7 @@ Profile emu_profile(const Scenario& s) {
   return p;
 }
 
-// α-β of the path between the sides (REFERENCES.md §5, as the simulator computes it): α = the
+// α-β of the path between the sides (docs/references.md §5, as the simulator computes it): α = the
 // WAN link's base one-way delay plus one full packet at the bottleneck, β = 1 / the bottleneck
 // rate (the profile's rate, else the slower NIC).
 coll::AlphaBeta alpha_beta(const Scenario& s, const Profile& p) {

@@ -1,4 +1,4 @@
-// What a simulation measured (ARCHITECTURE.md "Result"): per flow, per hop of the network,
+// What a simulation measured (docs/architecture.md "Key shapes"): per flow, per hop of the network,
 // time series, and the packet accounting, with the scenario and seed that produced it.
 // Reports are computed from this alone; result.json is its JSON form (sim_result.cc).
 #pragma once

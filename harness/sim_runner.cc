@@ -384,7 +384,7 @@ void SimRun::start_collectives() {
   driver_ = std::make_unique<CollectiveDriver>(loop_, *this, placement, iteration_plans(w), link_model());
 }
 
-// The α-β model's parameters for this network (REFERENCES.md §5), per ordered pair of regions:
+// The α-β model's parameters for this network (docs/references.md §5), per ordered pair of regions:
 // α = the route's one-way base delay plus one full packet's transmission at its bottleneck
 // (per-message overhead), β = 1 / the route's smallest rate (NICs included). Inside a region the
 // route is its downlink.

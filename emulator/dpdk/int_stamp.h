@@ -1,7 +1,7 @@
 // INT stamping into packet bytes: the per-hop metadata the engine's queue stage recorded on a
 // Packet (IntStack, packet.h) written into frames that carry an INT-MD header, as an INT
 // transit hop does (P4.org In-band Network Telemetry v2.1, "INT over TCP/UDP" and INT-MD;
-// REFERENCES.md §4). Pure functions over a byte buffer: no DPDK, no clock.
+// docs/references.md §4). Pure functions over a byte buffer: no DPDK, no clock.
 //
 // Which frames carry INT (v2.1 §5.7: "a DSCP value ... indicates the existence of INT after
 // TCP/UDP"): IPv4 or IPv6 (no extension headers), TCP or UDP, whose DSCP equals the INT DSCP

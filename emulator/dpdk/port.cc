@@ -132,7 +132,7 @@ EthPort::EthPort(std::uint16_t port_id, rte_mempool* pool, std::uint32_t max_fra
   check(rte_eth_dev_configure(id_, 1, 1, &conf), id_, "configure");
   if (max_frame_bytes > kStandardFrameBytes) {
     // Jumbo frames: some PMDs refuse an MTU over their own limit (af_packet: -EINVAL, yet
-    // it receives whatever fits its frame size, MACHINE.md), so a failure is not an error.
+    // it receives whatever fits its frame size, docs/bench-machine.md), so a failure is not an error.
     (void)rte_eth_dev_set_mtu(id_, static_cast<std::uint16_t>(std::min<std::uint32_t>(
                                        max_frame_bytes - kEthernetOverheadBytes, info.max_mtu)));
   }

@@ -16,7 +16,7 @@ namespace gw {
 
 // A packet-mbuf pool. Without hugepages (`--no-huge`) it is made with
 // RTE_MEMPOOL_F_NO_IOVA_CONTIG: a plain rte_pktmbuf_pool_create would spend a whole 4 KiB page
-// per mbuf (MACHINE.md). Throws EnvironmentError stating the MiB the pool needs when EAL
+// per mbuf (docs/bench-machine.md). Throws EnvironmentError stating the MiB the pool needs when EAL
 // memory (`-m`) is too small.
 // Data room of one mbuf: RTE_MBUF_DEFAULT_BUF_SIZE (2 KiB of frame + 128 B headroom), enough
 // for a 1500-byte MTU.

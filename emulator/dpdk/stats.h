@@ -88,7 +88,7 @@ struct PortStats {
   std::string name;
   std::uint64_t ipackets = 0;
   std::uint64_t opackets = 0;
-  std::uint64_t imissed = 0;  // af_packet never counts ring overflow here (MACHINE.md)
+  std::uint64_t imissed = 0;  // af_packet never counts ring overflow here (docs/bench-machine.md)
   std::uint64_t ierrors = 0;
   std::uint64_t oerrors = 0;
   std::uint64_t rx_nombuf = 0;

@@ -2,7 +2,7 @@
 // gap-based reordering, as one stage.
 //
 // Sources: Linux net/sched/sch_netem.c (netem_enqueue, tabledist, get_crandom, tfifo_enqueue),
-// iproute2 tc/q_netem.c, tc-netem(8); REFERENCES.md §1.
+// iproute2 tc/q_netem.c, tc-netem(8); docs/references.md §1.
 //
 // Per packet, at arrival `now` (netem_enqueue):
 //  1. Reorder (netem `reorder P [CORR] [gap N]`, ReorderPolicy::kNetem only): if gap > 0 and the

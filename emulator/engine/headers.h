@@ -5,7 +5,7 @@
 // Frames are Ethernet II, with up to two 802.1Q / 802.1ad tags (0x8100, 0x88a8), carrying
 // IPv4 or IPv6 (extension headers walked), then TCP, UDP, and RoCEv2 (UDP 4791, BTH).
 // Formats: IEEE 802.1Q; RFC 791; RFC 8200 §4 (extension headers); RFC 8754 (SRv6 SRH);
-// RFC 4302 (AH); InfiniBand Annex A17 RoCEv2 (REFERENCES.md §4).
+// RFC 4302 (AH); InfiniBand Annex A17 RoCEv2 (docs/references.md §4).
 //
 // Every function here is bounds-checked against the span: truncated or malformed input gives
 // what could be parsed, with the valid_* flags false for the layers that could not, and never

@@ -1,7 +1,7 @@
 // netem loss models (sch_netem.c loss_event, loss_4state, loss_gilb_ell; tc-netem(8)):
 //  - random: Bernoulli p on netem's correlated uniform;
 //  - state: the 4-state Markov chain of Salsano et al. (1 gap-TX, 2 burst-TX, 3 burst-loss,
-//    4 isolated-loss), one draw per packet, transitions per REFERENCES.md §1;
+//    4 isolated-loss), one draw per packet, transitions per docs/references.md §1;
 //  - gemodel: Gilbert-Elliott; per packet first the state transition (good->bad with p,
 //    bad->good with r), then the loss draw with the loss probability of the state the packet
 //    arrived in (1-k in good, 1-h in bad), as netem orders them.

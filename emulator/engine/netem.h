@@ -13,7 +13,7 @@
 // rows summing above 1) are rejected as well, so that the result always writes to a profile
 // that loads. `distribution uniform` is accepted (netem's default; tc ships no uniform.dist).
 //
-// Mapping (REFERENCES.md §1): delay, jitter, correlation, distribution and reorder ->
+// Mapping (docs/references.md §1): delay, jitter, correlation, distribution and reorder ->
 // DelaySettings (reorder_policy netem); loss/drop and ecn -> LossSettings; duplicate,
 // corrupt -> ChanceSettings; rate -> RateSettings (netem keeps whole bytes per second, so the
 // rate is rounded down to a multiple of 8 bit/s); limit -> DirectionSpec::limit_packets, 1000

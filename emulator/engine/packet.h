@@ -28,7 +28,7 @@ struct IpAddress {
 };
 
 // One hop of in-band network telemetry as the queue stage stamps it (P4.org INT v2.1 per-hop
-// metadata, REFERENCES.md §4, in a compact 32-byte form close to HPCC's). Units: bytes,
+// metadata, docs/references.md §4, in a compact 32-byte form close to HPCC's). Units: bytes,
 // nanoseconds, parts per million of link rate, Mbit/s. tx_bytes wraps at 2^32 (HPCC's
 // txBytes is a wrapping counter too: consumers take differences).
 struct IntHop {

@@ -13,7 +13,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Light travels through fibre at about 200,000 km/s (REFERENCES.md §5): 5 us per km.
+// Light travels through fibre at about 200,000 km/s (docs/references.md §5): 5 us per km.
 constexpr double kFibreNsPerKm = 5000.0;
 
 std::string resolve(const std::string& path, const std::string& profile_file) {

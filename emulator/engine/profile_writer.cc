@@ -16,7 +16,7 @@ namespace {
 
 using nlohmann::json;
 
-// Light in fibre, as the loader converts distance_km (REFERENCES.md §5): 5 us per km.
+// Light in fibre, as the loader converts distance_km (docs/references.md §5): 5 us per km.
 constexpr double kFibreNsPerKm = 5000.0;
 
 // "<base>_s|_ms|_us|_ns": the largest unit that holds the duration exactly.

@@ -80,7 +80,7 @@ struct RateSettings {
   std::string mahimahi_file;
 };
 
-// ---- AQMs (REFERENCES.md §2) --------------------------------------------------------------
+// ---- AQMs (docs/references.md §2) --------------------------------------------------------------
 enum class AqmKind : std::uint8_t { kDropTail, kRed, kCodel, kPie, kDualPi2, kThreshold };
 
 struct RedSettings {  // Floyd & Jacobson 1993; gentle per Floyd 2000

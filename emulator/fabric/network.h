@@ -1,4 +1,4 @@
-// The emulated network in virtual time (ARCHITECTURE.md emulator/fabric): regions of hosts
+// The emulated network in virtual time (docs/architecture.md "Key shapes"): regions of hosts
 // joined by WAN links, built from the engine's own pipelines, so the simulator impairs
 // packets with exactly the code the live emulator runs.
 //

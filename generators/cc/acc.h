@@ -1,4 +1,4 @@
-// "acc": the seed design's adaptive pacer (REFERENCES.md §3, last bullet), kept as designed,
+// "acc": the seed design's adaptive pacer (docs/references.md §3, last bullet), kept as designed,
 // weaknesses included, so that gradwall can show them (acc2.h fixes them). Rate-based.
 // Once per smoothed RTT (checked on each ACK):
 //   queue delay qd = one_way_delay - min one_way_delay  (or rtt - min_rtt without OWD)

@@ -17,7 +17,7 @@
 //   version                   3       1 or 3
 //   startup_pacing_gain       2.77 / 2.885   draft §4.6.1 (4 ln 2) / tcp_bbr.c bbr_high_gain
 //   startup_cwnd_gain         2 / 2.885      draft §4.6.1 / tcp_bbr.c
-//   drain_gain                0.5 / 0.3466   REFERENCES.md §3 (draft) / tcp_bbr.c 1/2.885
+//   drain_gain                0.5 / 0.3466   docs/references.md §3 (draft) / tcp_bbr.c 1/2.885
 //   cwnd_gain                 2              draft §4.6.4 / tcp_bbr.c bbr_cwnd_gain
 //   probe_up_gain             1.25           draft §4.3.3.5 / tcp_bbr.c pacing_gain[0]
 //   probe_down_gain           0.9 / 0.75     draft §4.3.3.1 / tcp_bbr.c pacing_gain[1]

@@ -1,4 +1,4 @@
-// The one interface every congestion controller implements (ARCHITECTURE.md "Key shapes";
+// The one interface every congestion controller implements (docs/architecture.md "Key shapes";
 // shaped after QUICHE's SendAlgorithmInterface). The transport calls these methods as events
 // happen and asks for `cwnd_bytes()` and `pacing_rate()` before each send. Controllers never
 // read a clock and never do I/O: every event carries `now`, so the same controller runs in
@@ -20,7 +20,7 @@
 namespace gw::cc {
 
 // One hop of in-band telemetry as echoed back to the sender (HPCC's per-hop record,
-// REFERENCES.md §3/§4). tx_bytes wraps at 2^32: take differences.
+// docs/references.md §3/§4). tx_bytes wraps at 2^32: take differences.
 struct IntHopEcho {
   std::uint32_t node_id = 0;
   std::uint32_t queue_bytes = 0;
@@ -64,8 +64,8 @@ struct LossEvent {
   bool timeout = false;               // an RTO fired (RFC 6298 §5)
 };
 
-// Observable state, for reports and time series, and for a learned policy (ARCHITECTURE.md
-// "Coming later"): what a controller exposes without revealing its internals.
+// Observable state, for reports and time series, and for a learned policy (docs/architecture.md
+// "Key shapes"): what a controller exposes without revealing its internals.
 struct CcState {
   std::uint64_t cwnd_bytes = 0;
   std::uint64_t pacing_rate_bps = 0;  // 0 = unpaced

@@ -1,4 +1,4 @@
-// Reading one controller's CcParams into its typed settings (STYLE.md habit 2): the
+// Reading one controller's CcParams into its typed settings (docs/style.md habit 2): the
 // controller asks for every parameter it knows, with a default and the valid range, and
 // finish() then rejects any name it was not asked for, listing the known ones, so a typo in a
 // scenario is an error rather than a silently ignored setting.

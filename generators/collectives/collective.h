@@ -1,5 +1,5 @@
-// Collective operations as schedules of point-to-point steps (ARCHITECTURE.md "Collective
-// schedule"): for each rank, the sends and receives it performs, in order, with the
+// Collective operations as schedules of point-to-point steps (docs/architecture.md "Key
+// shapes"): for each rank, the sends and receives it performs, in order, with the
 // dependencies between them. An algorithm turns (op, ranks, bytes, placement) into a
 // schedule; the simulator (and, later, live endpoints) carries each step over the transport.
 #pragma once
@@ -49,7 +49,7 @@ struct Placement {
 struct CollectiveSpec {
   Op op = Op::kAllReduce;
   Algorithm algorithm = Algorithm::kRing;
-  std::uint64_t bytes = 0;     // S: the array size per rank as nccl-tests counts it (REFERENCES.md §5)
+  std::uint64_t bytes = 0;     // S: the array size per rank as nccl-tests counts it (docs/references.md §5)
   std::uint32_t channels = 1;  // parallel rings/trees, each carrying bytes/channels
   // Ring only: each step's block is cut into pieces of at most this many bytes, each piece
   // forwarded as soon as it has arrived (NCCL's chunked, pipelined ring: a rank sends piece
@@ -111,10 +111,10 @@ ByteRange channel_slice(std::uint64_t bytes, std::uint32_t channels, std::uint32
 ByteRange block_range(std::uint64_t bytes, std::uint32_t channels, std::uint32_t ranks, std::uint32_t channel,
                       std::uint32_t block);
 
-// nccl-tests bus-bandwidth factor (REFERENCES.md §5): busbw = algbw × factor.
+// nccl-tests bus-bandwidth factor (docs/references.md §5): busbw = algbw × factor.
 double busbw_factor(Op op, std::uint32_t ranks);
 
-// The α-β model of the algorithm (Thakur, Rabenseifner & Gropp 2005; REFERENCES.md §5):
+// The α-β model of the algorithm (Thakur, Rabenseifner & Gropp 2005; docs/references.md §5):
 // alpha = per-message latency (one-way path delay + per-message overhead), beta = seconds per
 // byte at the bottleneck (1 / rate). Returns the predicted completion time.
 struct AlphaBeta {

@@ -1,4 +1,4 @@
-// α-β predictions (Thakur, Rabenseifner & Gropp 2005; Patarasuk & Yuan 2009; REFERENCES.md §5),
+// α-β predictions (Thakur, Rabenseifner & Gropp 2005; Patarasuk & Yuan 2009; docs/references.md §5),
 // p ranks, n = spec.bytes, a·α + b·β with the (a, b) of each algorithm below. The derivations
 // for the double binary tree and hierarchical are in docs/collectives.md.
 #include <algorithm>

@@ -97,7 +97,7 @@ struct DpdkCounters {
   std::uint64_t tx_no_mbuf = 0;                  // the pool was empty: the frame was not sent
   std::uint64_t tx_failed = 0;                   // rte_eth_tx_burst refused it after retries
   // Frames the kernel's interface received that the port never returned: an af_packet rx ring
-  // that overflowed while the endpoint waited for a CPU (the PMD does not count it, MACHINE.md).
+  // that overflowed while the endpoint waited for a CPU (the PMD does not count it, docs/bench-machine.md).
   // The interface's rx_packets since the endpoint started - port_rx_frames, when >= 0; frames
   // still in the ring count too until drain() has read them.
   std::uint64_t rx_ring_overflow = 0;

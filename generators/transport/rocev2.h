@@ -1,5 +1,5 @@
 // RoCEv2 transport headers as bytes (InfiniBand Architecture Specification Vol. 1 Rel. 1.4
-// §9.2-9.3 and Annex A17; REFERENCES.md §4), and gradwall's ACK extension. Everything after
+// §9.2-9.3 and Annex A17; docs/references.md §4), and gradwall's ACK extension. Everything after
 // the UDP header (destination port 4791): BTH, then RETH (RDMA WRITE first/only) or AETH
 // (ACKNOWLEDGE), then payload, then the 4-byte ICRC. All fields are big-endian.
 //

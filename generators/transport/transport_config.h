@@ -1,4 +1,4 @@
-// Settings of a queue pair, parsed and validated once (STYLE.md habit 2). Defaults and their
+// Settings of a queue pair, parsed and validated once (docs/style.md habit 2). Defaults and their
 // sources are listed in docs/transport.md.
 #pragma once
 

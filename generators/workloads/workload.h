@@ -1,9 +1,9 @@
-// Training workloads as plain data the simulator executes (ARCHITECTURE.md "Workload"): a DAG
+// Training workloads as plain data the simulator executes (docs/architecture.md "Key shapes"): a DAG
 // of work items over K iterations. An item is compute on a rank (or on every rank in
 // lockstep), a collective over all the job's ranks, or a point-to-point transfer; it can start
 // once every item in `after` has completed. Iteration k+1 starts where iteration k's sinks end
 // (the optimizer step is modelled as free). Exposed communication is what the simulator
-// measures: T_iter - T_compute_busy (REFERENCES.md §5).
+// measures: T_iter - T_compute_busy (docs/references.md §5).
 #pragma once
 
 #include <cstdint>
@@ -82,7 +82,7 @@ struct PhaseTimes {
 // forward third (2PT) and backward two thirds (4PT) of training_flops.
 PhaseTimes phase_times(const ModelSpec& model, const ComputeSpec& compute);
 
-// The DDP overlap recurrence (REFERENCES.md §5): bucket i is ready at ready[i] and its
+// The DDP overlap recurrence (docs/references.md §5): bucket i is ready at ready[i] and its
 // all-reduce takes comm[i]; F_i = max(F_{i-1}, ready_i) + comm_i (in order, one at a time),
 // exposed = max(0, F_last - backward_end). Times are from the same origin.
 struct Overlap {

@@ -19,7 +19,7 @@ source "$(dirname "$0")/lib/common.bash" "$@"
 source "$SRC/tests/integration/lib/emu.bash" # common.bash has cd-ed to $TMP
 
 command -v iperf3 >/dev/null || {
-  fail "iperf3 is not installed (MACHINE.md lists it)"
+  fail "iperf3 is not installed (ci/setup-deps installs it)"
   finish
 }
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # cli.emu_jumbo: jumbo frames through `gradwall emu` on the namespace bench. MTU 9000 on the
-# four veth ends; af_packet with framesz=10240 (MACHINE.md) and `--max-frame-bytes 10240`
+# four veth ends; af_packet with framesz=10240 (docs/bench-machine.md) and `--max-frame-bytes 10240`
 # (mbuf data room 10368: a whole frame per mbuf, as af_packet needs); 5 ms one-way delay;
 # `--rt-priority 10` so that the lcore's naps end on time on a loaded machine (without it the
 # median RTT here was 13-17 ms: wakeups waiting for a CPU, not the frames' size).

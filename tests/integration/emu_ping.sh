@@ -4,7 +4,7 @@
 # emu exits 0 by itself after --duration, and its --stats-json balances in each direction
 # (received + duplicates = sent + dropped + held) with every mbuf back in the pool.
 # RTT tolerance: 2 x 20 ms is the configured floor; through a bare DPDK forwarder the bench
-# adds ~0.1 ms (MACHINE.md: kernel, af_packet, polling), so 45 ms leaves 5 ms for a loaded
+# adds ~0.1 ms (docs/bench-machine.md: kernel, af_packet, polling), so 45 ms leaves 5 ms for a loaded
 # 2-vCPU machine while still catching a delay applied twice or not at all.
 # Never early: the minimum RTT is >= 40 ms exactly (no tolerance: the bench only adds time) and
 # the loop released ahead at least once (lcores[].ahead: the engine advanced to a release

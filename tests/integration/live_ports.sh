@@ -43,7 +43,7 @@ for side in a b; do
   ip -n "gwp-$side" addr add "$addr" dev "gwp-${side}0"
   ip -n "gwp-$side" link set "gwp-${side}0" up
   ip -n "gwp-$side" link set lo up
-  ip netns exec "gwp-$side" ethtool -K "gwp-${side}0" tx off >/dev/null # MACHINE.md: TCP needs it
+  ip netns exec "gwp-$side" ethtool -K "gwp-${side}0" tx off >/dev/null # docs/bench-machine.md: TCP needs it
 done
 ip netns add gwp-empty
 

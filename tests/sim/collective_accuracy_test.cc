@@ -1,4 +1,4 @@
-// Collective completion times in the simulator against the α-β model (REFERENCES.md §5;
+// Collective completion times in the simulator against the α-β model (docs/references.md §5;
 // docs/collectives.md "α-β predictions"). The network is ideal: no loss, no jitter, buffers
 // far deeper than any burst, and the transport's `fixed` controller (a window larger than any
 // message, no pacing), so a message of b bytes on a path takes α + b·β as the model assumes.

@@ -1,4 +1,4 @@
-// End-to-end congestion-control yardsticks (REFERENCES.md §3 "Analytic yardsticks"): whole
+// End-to-end congestion-control yardsticks (docs/references.md §3 "Analytic yardsticks"): whole
 // scenarios run in virtual time, their measured windows, rates and queues compared with the
 // analytic predictions. Every test states its tolerance and why it suffices. Windows are in
 // packets of the 4096-byte payload MTU; a full data packet is 4158 bytes on the wire
@@ -326,7 +326,7 @@ TEST(BbrYardstick, V3BacksOffAboveItsLossThresholdWhileV1Keeps) {
   EXPECT_LT(bbr_share(v3, 0.05), 0.5);
 }
 
-// v3 below its loss threshold: REFERENCES.md §3 has it back off only above 2 %/round, but the
+// v3 below its loss threshold: docs/references.md §3 has it back off only above 2 %/round, but the
 // draft's lower bounds (BBRAdaptLowerBoundsFromCongestion) react to any loss in a non-probing
 // round: inflight_lo = max(inflight_latest, beta x inflight_lo), and with the window at
 // inflight_lo a round delivers inflight_lo x (1 - p), so under constant random loss inflight_lo
@@ -445,7 +445,7 @@ TEST(DcqcnYardstick, OscillatesOnAWanPathWithDataCentreDefaults) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// 8. acc vs acc2 (REFERENCES.md §3, the seed design's pacer): from line rate (10 Gbit/s) into a
+// 8. acc vs acc2 (docs/references.md §3, the seed design's pacer): from line rate (10 Gbit/s) into a
 // 5 Gbit/s bottleneck, 1 ms each way, no ECN. acc cuts 5 % per srtt while the queue grows,
 // then holds once the gradient is flat: the queue it built stays (no absolute-delay term).
 // acc2's target-delay term drains it. Asserted: acc's median queue delay is above 2 ms (a

@@ -1,7 +1,7 @@
 // Instantaneous-queue ECN marking, as in DCTCP/DCQCN switches (Alizadeh et al., "Data Center
 // TCP", SIGCOMM 2010, §3.1: mark when the queue exceeds K; Zhu et al., "Congestion Control for
 // Large-Scale RDMA Deployments", SIGCOMM 2015, §3.1: RED-like marking on the instantaneous
-// queue, REFERENCES.md §2). On arrival, with q the queue in bytes before the packet joins:
+// queue, docs/references.md §2). On arrival, with q the queue in bytes before the packet joins:
 //   q < kmin: pass;   kmin <= q <= kmax: mark with pmax (q - kmin) / (kmax - kmin);   q > kmax: mark.
 // Only ECN-capable packets are marked; Not-ECT packets always pass (this AQM never drops).
 // DCTCP's single threshold K is kmin = kmax = K, pmax = 1.

@@ -64,7 +64,7 @@ TEST(RandomLoss, CorrelationClustersLosses) {
 
 // Gilbert-Elliott with 1-h = 1 and 1-k = 0: a packet is lost exactly when it arrives in the
 // bad state, so loss runs are the bad sojourns: geometric with mean 1/r, and the loss rate is
-// the stationary P(bad) = p / (p + r) (REFERENCES.md section 1).
+// the stationary P(bad) = p / (p + r) (docs/references.md section 1).
 TEST(GilbertElliottLoss, MeanBurstLengthIsOneOverRAndPBadIsPOverPPlusR) {
   LossSettings s;
   s.model = LossModel::kGemodel;

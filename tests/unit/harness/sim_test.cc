@@ -1,5 +1,5 @@
 // End-to-end properties of the simulator: scenario in, result out. The congestion-control
-// yardsticks (REFERENCES.md §3 "Analytic yardsticks") live in tests/sim/yardstick_test.cc.
+// yardsticks (docs/references.md §3 "Analytic yardsticks") live in tests/sim/yardstick_test.cc.
 #include "harness/sim_runner.h"
 
 #include <gtest/gtest.h>

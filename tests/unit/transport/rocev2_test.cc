@@ -36,7 +36,7 @@ TEST(RoceV2, BthRoundTripsEveryField) {
   h.psn = 0xFEDCBA;
   std::array<std::uint8_t, kBthSize> buf{};
   ASSERT_EQ(encode_bth(h, buf), kBthSize);
-  // Byte layout per IBA §9.2 (REFERENCES.md §4).
+  // Byte layout per IBA §9.2 (docs/references.md §4).
   const std::array<std::uint8_t, kBthSize> expect{0x06, 0xF0, 0x12, 0x34, 0xC0, 0xAB,
                                                   0xCD, 0xEF, 0x80, 0xFE, 0xDC, 0xBA};
   EXPECT_EQ(buf, expect);
