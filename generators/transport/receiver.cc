@@ -111,40 +111,40 @@ void Receiver::push_ack(Instant now, SegmentKind kind, QpOutputs& out) {
     // 64 PSNs ending at the trigger when it was out of order, else at the highest PSN
     // buffered: as TCP's first SACK block reports the most recent arrivals (RFC 2018 §4), so
     // that an ACK lost while a hole is filled cannot hide those arrivals from the sender.
-    const std::uint64_t lo = rcv_nxt_ + 1;
-    const std::uint64_t top = trigger_.psn >= lo ? trigger_.psn : rcv_nxt_ + ooo_.size() - 1;
-    const std::uint64_t base = top > lo + 63 ? top - 63 : lo;
-    std::uint64_t bitmap = 0;
-    for (std::uint64_t i = 0; i < 64; ++i) {
-      const std::uint64_t ahead = base + i - rcv_nxt_;
-      if (ahead >= ooo_.size()) {
-        break;
-      }
-      if (ooo_[ahead].present) {
-        bitmap |= std::uint64_t{1} << i;
-      }
-    }
+    const std::uint64_t top = trigger_.psn > rcv_nxt_ ? trigger_.psn : rcv_nxt_ + ooo_.size() - 1;
+    const std::uint64_t base = sack_base(top);
     a.sack_valid = true;
     a.sack_base = wire_psn(base);
-    a.sack_bitmap = bitmap;
+    a.sack_bitmap = sack_bitmap(base);
     if (last_top_ < base || last_top_ > top) {  // the previous ACK reported another region
       other_top_ = last_top_;
     }
     last_top_ = top;
-    if (other_top_ >= lo && (other_top_ < base || other_top_ > top)) {
-      const std::uint64_t base2 = other_top_ > lo + 63 ? other_top_ - 63 : lo;
-      std::uint64_t bitmap2 = 0;
-      for (std::uint64_t i = 0; i < 64 && base2 + i - rcv_nxt_ < ooo_.size(); ++i) {
-        if (ooo_[base2 + i - rcv_nxt_].present) {
-          bitmap2 |= std::uint64_t{1} << i;
-        }
-      }
+    if (other_top_ > rcv_nxt_ && (other_top_ < base || other_top_ > top)) {
+      const std::uint64_t base2 = sack_base(other_top_);
       a.sack2_base = wire_psn(base2);
-      a.sack2_bitmap = bitmap2;
+      a.sack2_bitmap = sack_bitmap(base2);
     }
   }
   unacked_ = 0;
   ack_deadline_ = kNever;
+}
+
+// The first PSN of a 64-PSN SACK block ending at `top`, never below the hole.
+std::uint64_t Receiver::sack_base(std::uint64_t top) const {
+  const std::uint64_t lo = rcv_nxt_ + 1;
+  return top > lo + 63 ? top - 63 : lo;
+}
+
+// Bit i: PSN base + i is buffered.
+std::uint64_t Receiver::sack_bitmap(std::uint64_t base) const {
+  std::uint64_t bitmap = 0;
+  for (std::uint64_t i = 0; i < 64 && base + i - rcv_nxt_ < ooo_.size(); ++i) {
+    if (ooo_[base + i - rcv_nxt_].present) {
+      bitmap |= std::uint64_t{1} << i;
+    }
+  }
+  return bitmap;
 }
 
 void Receiver::maybe_cnp(Instant now, QpOutputs& out) {

@@ -63,6 +63,8 @@ class Receiver {
                Instant posted, QpOutputs& out);
   void push_ack(Instant now, SegmentKind kind, QpOutputs& out);
   void maybe_cnp(Instant now, QpOutputs& out);
+  std::uint64_t sack_base(std::uint64_t top) const;
+  std::uint64_t sack_bitmap(std::uint64_t base) const;
 
   TransportConfig cfg_;
   std::uint32_t local_qp_;
