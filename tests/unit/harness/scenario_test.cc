@@ -79,6 +79,9 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{R"({"topology": {"wan": []}})", "$.topology.wan", "no route from region a to region b"},
         BadCase{R"({"workload": {"kind": "tensor_parallel"}})", "$.workload.kind", "must be one of"},
         BadCase{R"({"transport": {"cc_params": {"bogus": 1}}})", "$.transport.cc_params", ""},
+        BadCase{R"({"transport": {"pto_min": "500ns"}})", "$.transport.pto_min", ""},
+        BadCase{R"({"transport": {"rto_initial": "100ms"}})", "$.transport",
+                "initial_rto: must be in [min_rto"},
         BadCase{R"({"topology": {"regions": [{"name": "a", "hosts": 1, "nic_rate": "10Gbit",
                    "latncy": "1us"}, {"name": "b", "hosts": 1, "nic_rate": "10Gbit"}]}})",
                 "$.topology.regions[0].latncy", "unknown key (did you mean \"latency\"?)"}));
