@@ -275,9 +275,51 @@ std::optional<BitRate> JsonReader::rate(std::string_view base) const {
   return BitRate{static_cast<std::uint64_t>(std::llround(v * k->second))};
 }
 
+namespace {
+
+// "4MiB", "512 KiB", "1.5GB", "64B": a byte count with a binary (KiB, MiB, GiB, TiB) or decimal
+// (KB, MB, GB, TB) unit; nullopt when it is not one or is not a whole number of bytes.
+std::optional<double> parse_byte_text(const std::string& text) {
+  std::size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(text, &used);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  std::string unit = text.substr(used);
+  unit.erase(0, unit.find_first_not_of(' '));
+  static const std::pair<const char*, double> kUnits[] = {
+      {"B", 1},    {"KiB", 1024.0}, {"MiB", 1048576.0}, {"GiB", 1073741824.0}, {"TiB", 1099511627776.0},
+      {"KB", 1e3}, {"kB", 1e3},     {"MB", 1e6},        {"GB", 1e9},           {"TB", 1e12}};
+  for (const auto& [name, scale] : kUnits) {
+    if (unit == name) {
+      const double bytes = v * scale;
+      if (!(bytes >= 0) || bytes != std::floor(bytes)) {
+        return std::nullopt;
+      }
+      return bytes;
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 std::optional<std::uint64_t> JsonReader::bytes(std::string_view base, std::uint64_t lo,
                                                std::uint64_t hi) const {
   const std::string key = std::string(base) + "_bytes";
+  if (const auto text = text_quantity(base, has(key) ? std::optional(key) : std::nullopt)) {
+    const auto b = parse_byte_text(*text);
+    if (!b) {
+      fail(base,
+           "expected a size with its unit (e.g. \"4MiB\", \"512KB\", \"9000B\"), got \"" + *text + "\"");
+    }
+    if (*b < static_cast<double>(lo) || *b > static_cast<double>(hi)) {
+      fail(base, "must be in [" + std::to_string(lo) + ", " + std::to_string(hi) + "] bytes, got " + *text);
+    }
+    return static_cast<std::uint64_t>(*b);
+  }
   if (!has(key)) {
     return std::nullopt;
   }

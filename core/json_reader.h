@@ -60,6 +60,7 @@ class JsonReader {
   std::optional<Duration> duration(std::string_view base, Duration lo = Duration{0},
                                    Duration hi = Duration{std::int64_t{1} << 62}) const;
   std::optional<BitRate> rate(std::string_view base) const;
+  // `base`: a size with its unit ("4MiB", "512KB"); `base_bytes`: a whole number of bytes.
   std::optional<std::uint64_t> bytes(std::string_view base, std::uint64_t lo = 0,
                                      std::uint64_t hi = std::uint64_t{1} << 50) const;
 

@@ -3,32 +3,20 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "harness/nccl_transport.h"
+
 namespace gw {
 
-namespace {
-
-std::uint32_t region_count(const coll::Placement& placement) {
-  std::uint32_t n = 0;
-  for (const std::uint32_t r : placement.region) {
-    n = std::max(n, r + 1);
-  }
-  return n;
-}
-
-}  // namespace
-
 CollectiveDriver::CollectiveDriver(EventLoop& loop, MessageService& net, coll::Placement placement,
-                                   std::vector<IterationPlan> plans, coll::AlphaBeta model)
-    : CollectiveDriver(loop, net, placement, std::move(plans),
-                       coll::LinkModel::uniform(region_count(placement), model)) {}
-
-CollectiveDriver::CollectiveDriver(EventLoop& loop, MessageService& net, coll::Placement placement,
-                                   std::vector<IterationPlan> plans, coll::LinkModel links)
+                                   std::vector<IterationPlan> plans, coll::LinkModel links,
+                                   coll::NcclConfig nccl)
     : loop_(&loop),
       net_(&net),
       placement_(std::move(placement)),
       plans_(std::move(plans)),
       links_(std::move(links)),
+      nccl_config_(nccl),
+      nccl_(nccl.enabled ? std::make_unique<NcclTransport>(net, nccl) : nullptr),
       timer_(loop, *this) {
   // Build every schedule once up front so that an impossible op fails before the run.
   for (const IterationPlan& plan : plans_) {
@@ -38,6 +26,12 @@ CollectiveDriver::CollectiveDriver(EventLoop& loop, MessageService& net, coll::P
       }
     }
   }
+}
+
+CollectiveDriver::~CollectiveDriver() = default;
+
+bool CollectiveDriver::settled() const {
+  return done() && (nccl_ == nullptr || nccl_->in_flight() == 0);
 }
 
 void CollectiveDriver::start(Instant now) {
@@ -83,7 +77,7 @@ void CollectiveDriver::start_item(std::uint32_t item, Instant now) {
     rec.iteration = static_cast<std::uint32_t>(iteration_);
     rec.start = now;
     transfers_.push_back(rec);
-    const std::uint64_t id = net_->send(w.src, w.dst, 0, w.bytes, now);
+    const std::uint64_t id = send(w.src, w.dst, 0, w.bytes, true, now);
     if (id >= messages_.size()) {
       messages_.resize(id + 1);
     }
@@ -126,7 +120,18 @@ void CollectiveDriver::start_item(std::uint32_t item, Instant now) {
   rec.ranks = op.schedule.ranks;
   rec.iteration = static_cast<std::uint32_t>(iteration_);
   rec.start = now;
-  rec.predicted = coll::predicted_time(w.collective, placement_, links_);
+
+  if (nccl_config_.enabled) {
+    const coll::LinkModel network = coll::network_bound(links_, nccl_config_);
+    const coll::LinkModel window = coll::window_bound(links_, nccl_config_, w.collective.channels,
+                                                      coll::slot_rounding(op.schedule, nccl_config_));
+    rec.predicted_network = coll::predicted_time(w.collective, placement_, network);
+    rec.predicted_window = coll::predicted_time(w.collective, placement_, window);
+    rec.predicted = coll::predicted_time(w.collective, placement_, coll::both_bounds(network, window));
+  } else {
+    rec.predicted = coll::predicted_time(w.collective, placement_, links_);
+    rec.predicted_network = rec.predicted;
+  }
   op.record = ops_.size();
   ops_.push_back(rec);
   running_.push_back(std::move(op));
@@ -145,16 +150,33 @@ void CollectiveDriver::start_item(std::uint32_t item, Instant now) {
 
 void CollectiveDriver::launch(std::uint32_t op, std::uint32_t step, Instant now) {
   const coll::Step& s = running_[op].schedule.steps[step];
-  const std::uint64_t id = net_->send(s.src, s.dst, s.channel, s.bytes, now);
+  const std::uint64_t id = send(s.src, s.dst, s.channel, s.bytes, false, now);
   if (id >= messages_.size()) {
     messages_.resize(id + 1);
   }
   messages_[id] = MessageRef{op, step, false, 0};
 }
 
-void CollectiveDriver::delivered(std::uint64_t message, Instant now) {
+std::uint64_t CollectiveDriver::send(std::uint32_t src, std::uint32_t dst, std::uint32_t channel,
+                                     std::uint64_t bytes, bool p2p, Instant now) {
+  return nccl_ != nullptr ? nccl_->send(src, dst, channel, bytes, p2p, now)
+                          : net_->send(src, dst, channel, bytes, Traffic::kData, now);
+}
+
+void CollectiveDriver::delivered(std::uint64_t network_message, Instant now) {
+  std::uint64_t message = network_message;
+  if (nccl_ != nullptr) {
+    const std::optional<std::uint64_t> done = nccl_->delivered(network_message, now);
+    if (!done) {
+      return;
+    }
+    message = *done;
+  }
   if (message >= messages_.size()) {
     throw std::logic_error("collective driver: a message it never sent");
+  }
+  if (done()) {
+    throw std::logic_error("collective driver: a step delivered after the last iteration");
   }
   const MessageRef ref = messages_[message];
   if (ref.p2p) {

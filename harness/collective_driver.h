@@ -13,17 +13,23 @@
 
 #include "core/event_loop.h"
 #include "generators/collectives/collective.h"
+#include "generators/collectives/nccl.h"
 
 namespace gw {
+
+// What a message carries: a collective's data, or the collective library's own signalling
+// (NCCL's "slot free" messages). A service keeps the two on different connections and tells
+// them apart in its results.
+enum class Traffic : std::uint8_t { kData, kControl };
 
 class MessageService {
  public:
   virtual ~MessageService() = default;
-  // Sends `bytes` from rank `src` to rank `dst` on channel `channel`'s connection; returns
-  // the message's id (0, 1, 2, ... in the order of the calls), later passed to
-  // CollectiveDriver::delivered.
+  // Sends `bytes` from rank `src` to rank `dst` on channel `channel`'s connection (of the
+  // kind `traffic`); returns the message's id (0, 1, 2, ... in the order of the calls), later
+  // passed to CollectiveDriver::delivered.
   virtual std::uint64_t send(std::uint32_t src, std::uint32_t dst, std::uint32_t channel, std::uint64_t bytes,
-                             Instant now) = 0;
+                             Traffic traffic, Instant now) = 0;
 };
 
 // One item of an iteration: a compute phase (all ranks, or rank `rank`, busy for `compute`), a
@@ -55,7 +61,10 @@ struct OpRecord {
   std::uint32_t iteration = 0;
   Instant start{};
   Instant end{};
+  // The α-β prediction: the slower of the two bounds below (docs/collectives.md).
   Duration predicted{0};
+  Duration predicted_network{0};  // the links alone (with the protocol's wire overhead)
+  Duration predicted_window{0};   // NCCL's window per round trip alone; 0 without the NCCL model
 };
 
 // A point-to-point transfer's start and arrival.
@@ -78,23 +87,30 @@ struct IterationRecord {
   Duration compute{0};
 };
 
+class NcclTransport;
+
 class CollectiveDriver final : public Wakeable {
  public:
   // `plans`: one per iteration, run one after another. Throws coll::CollectiveError (from
   // build_schedule) when an op cannot run on these ranks.
-  // `links`: the α-β model per pair of regions, for each op's predicted time.
+  // `links`: the α-β model per pair of regions, for each op's predicted time. `nccl`: NCCL's
+  // buffers between each pair of ranks (enabled: steps go out in slots under NCCL's flow
+  // control, NcclTransport; disabled: each step is one message).
   CollectiveDriver(EventLoop& loop, MessageService& net, coll::Placement placement,
-                   std::vector<IterationPlan> plans, coll::LinkModel links);
-  // One α-β for every pair of ranks.
-  CollectiveDriver(EventLoop& loop, MessageService& net, coll::Placement placement,
-                   std::vector<IterationPlan> plans, coll::AlphaBeta model);
+                   std::vector<IterationPlan> plans, coll::LinkModel links, coll::NcclConfig nccl);
+  ~CollectiveDriver() override;
 
   void start(Instant now);
-  // A message sent through the MessageService has fully arrived.
+  // A message sent through the MessageService has fully arrived (with the NCCL model, a slot
+  // or a slot-free message: the step it belongs to completes with its last slot).
   void delivered(std::uint64_t message, Instant now);
   void wake(Instant now) override;  // compute phases ending
 
   bool done() const { return iteration_ >= plans_.size(); }
+  // Done, and nothing of the driver's left on the network (NCCL's last slot-free messages
+  // arrive one one-way delay after the last step): a live run waits for this so that every
+  // byte written has been read.
+  bool settled() const;
   const std::vector<OpRecord>& ops() const { return ops_; }
   const std::vector<IterationRecord>& iterations() const { return iterations_; }
   const std::vector<TransferRecord>& transfers() const { return transfers_; }
@@ -119,12 +135,16 @@ class CollectiveDriver final : public Wakeable {
   void start_item(std::uint32_t item, Instant now);
   void finish_item(std::uint32_t item, Instant now);
   void launch(std::uint32_t op, std::uint32_t step, Instant now);
+  std::uint64_t send(std::uint32_t src, std::uint32_t dst, std::uint32_t channel, std::uint64_t bytes,
+                     bool p2p, Instant now);
 
   EventLoop* loop_;
   MessageService* net_;
   coll::Placement placement_;
   std::vector<IterationPlan> plans_;
   coll::LinkModel links_;
+  coll::NcclConfig nccl_config_;
+  std::unique_ptr<NcclTransport> nccl_;  // null: NCCL's buffers not modelled
   Timer timer_;
   std::size_t iteration_ = 0;
   std::vector<std::uint32_t> item_waiting_;  // per item of the current iteration

@@ -193,6 +193,7 @@ coll::AlphaBeta alpha_beta(const Scenario& s, const Profile& p) {
   for (const DirectionSpec* d : {&p.a_to_b, &p.b_to_a}) {
     if (d->delay) {
       delay = std::max(delay, d->delay->delay);
+      m.rtt += d->delay->delay;
     }
     if (d->rate && !d->rate->rate.unlimited() && d->rate->rate.bps < slowest.bps) {
       slowest = d->rate->rate;
@@ -210,14 +211,16 @@ class Coordinator final : public MessageService {
       : placement_(std::move(placement)), channels_(std::move(channels)), sides_(std::move(sides)) {}
 
   std::uint64_t send(std::uint32_t src, std::uint32_t dst, std::uint32_t channel, std::uint64_t bytes,
-                     Instant now) override {
+                     Traffic traffic, Instant now) override {
     (void)now;
     const auto key = std::make_tuple(src, dst, channel);
     auto it = connection_of_.find(key);
     if (it == connection_of_.end()) {
       it = connection_of_.emplace(key, static_cast<std::uint32_t>(connection_of_.size())).first;
     }
-    const std::uint32_t qp = kFirstQp + 2 * it->second;
+    // Data and control connections in QP ranges of their own, so that the series can tell
+    // them apart (LiveSeries, kFirstControlQp).
+    const std::uint32_t qp = (traffic == Traffic::kControl ? kFirstControlQp : kFirstQp) + 2 * it->second;
     const std::uint64_t id = next_message_++;
     const std::uint32_t side = placement_.region[src];
     channels_[side]->send({{"t", "send"},
@@ -257,6 +260,8 @@ nlohmann::json fill_collectives(const CollectiveDriver& driver, SimResult& r) {
     c.start_ns = ns_of(op.start);
     c.end_ns = op.end >= op.start ? ns_of(op.end) : -1;
     c.predicted_ns = ns_of(op.predicted);
+    c.predicted_network_ns = ns_of(op.predicted_network);
+    c.predicted_window_ns = op.predicted_window.count() > 0 ? ns_of(op.predicted_window) : -1;
     c.busbw_factor = coll::busbw_factor(op.spec.op, op.ranks);
     r.collectives.push_back(c);
   }
@@ -606,7 +611,8 @@ LiveRun run_live(const Scenario& scenario, const LiveOptions& options) {
                                                                     transport::kFrameOverheadBytes);
   intra.beta_ns_per_byte = 8e9 / static_cast<double>(scenario.topology.regions[0].nic_rate.bps);
   CollectiveDriver driver(loop, coord, placement, plans_of(scenario),
-                          coll::LinkModel::two_level(2, intra, alpha_beta(scenario, profile)));
+                          coll::LinkModel::two_level(2, intra, alpha_beta(scenario, profile)),
+                          scenario.workload.nccl);
   std::array<nlohmann::json, 2> stats{};
   // Every stats message of the run, a line each (DIR/live/endpoint-X-timeline.jsonl): the
   // counters and the queue pairs' state once a second, for finding when a run went wrong.
@@ -622,7 +628,7 @@ LiveRun run_live(const Scenario& scenario, const LiveOptions& options) {
       if (t == "delivered") {
         const Instant at = std::max(at_ns(m.at("at_ns").get<std::int64_t>()), loop.now());
         loop.run_until(at);
-        if (!driver.done()) {
+        if (!driver.settled()) {
           driver.delivered(m.at("msg").get<std::uint64_t>(), at);
         }
       } else if (t == "stats") {
@@ -635,7 +641,7 @@ LiveRun run_live(const Scenario& scenario, const LiveOptions& options) {
   const Instant limit = kEpoch + scenario.workload.duration;
   loop.run_until(rt.now());  // the run starts now, not at the epoch: the endpoints took a while to get ready
   driver.start(loop.now());
-  while (!driver.done()) {
+  while (!driver.settled()) {
     const Instant now = std::max(rt.now(), loop.now());
     if (now > limit) {
       break;

@@ -75,6 +75,7 @@ nlohmann::json LiveSeries::fill(Series& series, Instant end) const {
     labels.push_back({{"flow", labels.size()},
                       {"side", key.first},
                       {"qp", key.second},
+                      {"control", key.second >= kFirstControlQp},
                       {"peer", track.peer},
                       {"srtt_ns", std::move(srtt)}});
     series.flow_rate_bps.push_back(std::move(rate));

@@ -22,6 +22,10 @@
 
 namespace gw {
 
+// Live queue pairs from here up carry the collective library's signalling (Traffic::kControl,
+// NCCL's slot-free messages); data queue pairs start at 0x100.
+constexpr std::uint32_t kFirstControlQp = 0x10000;
+
 class LiveSeries {
  public:
   explicit LiveSeries(Duration interval) : interval_(interval) {}

@@ -213,6 +213,51 @@ bool has_region(const fabric::TopologySpec& t, const std::string& name) {
   return false;
 }
 
+// `nccl`: false (no NCCL buffers: each step one message) or NCCL's settings, each with the
+// environment variable it stands for (docs/scenarios.md "nccl").
+coll::NcclConfig read_nccl(const JsonReader& w) {
+  coll::NcclConfig n;
+  if (!w.has("nccl")) {
+    return n;
+  }
+  if (w.raw().at("nccl").is_boolean()) {
+    n.enabled = w.boolean("nccl", true);
+    return n;
+  }
+  const JsonReader j = w.object("nccl");
+  const std::string protocol = j.choice("protocol", {"simple", "ll128", "ll"}, "simple");
+  coll::parse_protocol(protocol, n.protocol);
+  n.steps = static_cast<std::uint32_t>(j.optional_integer("steps", 1, 64).value_or(n.steps));
+  n.buffsize = j.bytes("buffsize", 4096, std::uint64_t{1} << 34).value_or(0);
+  if (n.buffer_wire_bytes() / n.steps < 512) {
+    j.fail(j.has("steps") ? "steps" : "buffsize",
+           "a slot of " + std::to_string(n.buffer_wire_bytes() / n.steps) +
+               " bytes (buffsize / steps) is below NCCL's smallest useful slot of 512 bytes");
+  }
+  n.channels = static_cast<std::uint32_t>(j.optional_integer("channels", 1, 64).value_or(0));
+  n.qps_per_connection =
+      static_cast<std::uint32_t>(j.optional_integer("qps_per_connection", 1, 128).value_or(1));
+  n.split_data_on_qps = j.boolean("split_data_on_qps", false);
+  // The socket transport: NCCL_NSOCKS_PERTHREAD x NCCL_SOCKET_NTHREADS sockets per connection,
+  // each message cut across them (NCCL's socket transport splits every request).
+  if (j.has("nsocks_perthread") || j.has("socket_nthreads")) {
+    if (j.has("qps_per_connection")) {
+      j.fail("qps_per_connection",
+             "is for the IB transport; nsocks_perthread / socket_nthreads set the socket transport");
+    }
+    const auto nsocks = j.optional_integer("nsocks_perthread", 1, 64).value_or(1);
+    const auto nthreads = j.optional_integer("socket_nthreads", 1, 16).value_or(1);
+    if (nsocks * nthreads > 64) {
+      j.fail("nsocks_perthread", "nsocks_perthread x socket_nthreads is at most 64 (NCCL's limit)");
+    }
+    n.qps_per_connection = static_cast<std::uint32_t>(nsocks * nthreads);
+    n.split_data_on_qps = true;
+  }
+  n.p2p_chunk_bytes = j.bytes("p2p_net_chunksize", 512, std::uint64_t{1} << 30).value_or(n.p2p_chunk_bytes);
+  j.finish();
+  return n;
+}
+
 void read_collective_workload(const JsonReader& w, const fabric::TopologySpec& topo, WorkloadSpec& spec) {
   spec.iterations = static_cast<std::uint32_t>(w.optional_integer("iterations", 1, 1'000'000).value_or(1));
   spec.compute = w.duration("compute").value_or(Duration{0});
@@ -233,7 +278,9 @@ void read_collective_workload(const JsonReader& w, const fabric::TopologySpec& t
   if (cs.bytes == 0 && cs.op != coll::Op::kBarrier) {
     c.fail("size_bytes", "missing: the array size per rank in bytes");
   }
-  cs.channels = static_cast<std::uint32_t>(c.optional_integer("channels", 1, 64).value_or(1));
+  spec.nccl = read_nccl(w);
+  cs.channels = static_cast<std::uint32_t>(
+      c.optional_integer("channels", 1, 64).value_or(spec.nccl.channels > 0 ? spec.nccl.channels : 1));
   cs.chunk_bytes = c.bytes("chunk", 1, std::uint64_t{1} << 40).value_or(0);
   if (cs.chunk_bytes > 0 && cs.algorithm != coll::Algorithm::kRing) {
     c.fail("chunk_bytes", "only the ring is chunked (algorithm \"" + algorithm + "\")");
@@ -294,7 +341,9 @@ void read_training_workload(const JsonReader& w, const fabric::TopologySpec& top
   if (!coll::parse_algorithm(name, algorithm)) {
     w.fail("algorithm", "unknown algorithm \"" + name + "\"");
   }
-  const auto channels = static_cast<std::uint32_t>(w.optional_integer("channels", 1, 64).value_or(1));
+  spec.nccl = read_nccl(w);
+  const auto channels = static_cast<std::uint32_t>(
+      w.optional_integer("channels", 1, 64).value_or(spec.nccl.channels > 0 ? spec.nccl.channels : 1));
   try {
     if (spec.kind == "ddp") {
       wl::DdpConfig cfg;

@@ -16,6 +16,7 @@
 #include "emulator/fabric/network.h"
 #include "generators/cc/congestion_control.h"
 #include "generators/collectives/collective.h"
+#include "generators/collectives/nccl.h"
 #include "generators/transport/transport_config.h"
 #include "generators/workloads/workload.h"
 
@@ -53,6 +54,8 @@ struct WorkloadSpec {
   coll::CollectiveSpec collective;
   // ddp, fsdp, moe, pipeline: the training job's work items over all iterations (generators/workloads).
   wl::Workload training;
+  // Collective workloads: NCCL's buffers and settings (`nccl`, docs/scenarios.md).
+  coll::NcclConfig nccl;
   // Background traffic beside the workload on the same network (any kind).
   std::vector<FlowSpec> background;
 };

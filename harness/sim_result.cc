@@ -90,17 +90,21 @@ nlohmann::json to_json(const SimResult& r) {
   series["hops"] = std::move(hop_series);
   nlohmann::json collectives = nlohmann::json::array();
   for (const CollectiveOpResult& c : r.collectives) {
-    collectives.push_back({{"name", c.name},
-                           {"op", c.op},
-                           {"algorithm", c.algorithm},
-                           {"bytes", c.bytes},
-                           {"ranks", c.ranks},
-                           {"channels", c.channels},
-                           {"iteration", c.iteration},
-                           {"start_ns", c.start_ns},
-                           {"end_ns", c.end_ns},
-                           {"predicted_ns", c.predicted_ns},
-                           {"busbw_factor", c.busbw_factor}});
+    collectives.push_back(
+        {{"name", c.name},
+         {"op", c.op},
+         {"algorithm", c.algorithm},
+         {"bytes", c.bytes},
+         {"ranks", c.ranks},
+         {"channels", c.channels},
+         {"iteration", c.iteration},
+         {"start_ns", c.start_ns},
+         {"end_ns", c.end_ns},
+         {"predicted_ns", c.predicted_ns},
+         {"predicted_network_ns", c.predicted_network_ns},
+         {"predicted_window_ns",
+          c.predicted_window_ns >= 0 ? nlohmann::json(c.predicted_window_ns) : nlohmann::json()},
+         {"busbw_factor", c.busbw_factor}});
   }
   nlohmann::json iterations = nlohmann::json::array();
   for (const IterationResult& i : r.iterations) {

@@ -86,7 +86,11 @@ struct CollectiveOpResult {
   std::int64_t start_ns = 0;
   std::int64_t end_ns = -1;       // -1: did not complete within the run's limit
   std::int64_t predicted_ns = 0;  // α-β model of the algorithm (generators/collectives)
-  double busbw_factor = 0;        // nccl-tests
+  // Its two bounds (docs/collectives.md "NCCL's buffers"): the links, and NCCL's window per
+  // round trip (-1: NCCL's buffers not modelled).
+  std::int64_t predicted_network_ns = 0;
+  std::int64_t predicted_window_ns = -1;
+  double busbw_factor = 0;  // nccl-tests
 };
 
 // Background traffic of one class, summed over its flows.

@@ -147,6 +147,7 @@ struct Flow {
   Instant next_burst = kNever;  // microbursts: when the next burst is posted
   bool started = false;
   bool connection = false;        // carries a collective's messages (not a bulk/finite flow)
+  bool control = false;           // a connection of the collective library's signalling (Traffic::kControl)
   std::uint32_t sender_slot = 0;  // in its hosts' queue-pair lists
   std::uint32_t receiver_slot = 0;
 };
@@ -207,7 +208,7 @@ class SimRun final : public fabric::Receiver, public Wakeable, public MessageSer
 
  public:
   std::uint64_t send(std::uint32_t src, std::uint32_t dst, std::uint32_t channel, std::uint64_t bytes,
-                     Instant now) override;
+                     Traffic traffic, Instant now) override;
 
  private:
   void sample(Instant now);
@@ -381,7 +382,8 @@ void SimRun::start_collectives() {
     }
   }
   const WorkloadSpec& w = scenario_.workload;
-  driver_ = std::make_unique<CollectiveDriver>(loop_, *this, placement, iteration_plans(w), link_model());
+  driver_ =
+      std::make_unique<CollectiveDriver>(loop_, *this, placement, iteration_plans(w), link_model(), w.nccl);
 }
 
 // The α-β model's parameters for this network (docs/references.md §5), per ordered pair of regions:
@@ -401,13 +403,14 @@ coll::LinkModel SimRun::link_model() const {
       coll::AlphaBeta& m = links.pair[static_cast<std::size_t>(a) * n + b];
       m.alpha = net_.base_delay(a, b) + (slowest.unlimited() ? Duration{0} : slowest.transmit_time(packet));
       m.beta_ns_per_byte = slowest.unlimited() ? 0 : 8e9 / static_cast<double>(slowest.bps);
+      m.rtt = net_.base_delay(a, b) + net_.base_delay(b, a);
     }
   }
   return links;
 }
 
 std::uint64_t SimRun::send(std::uint32_t src, std::uint32_t dst, std::uint32_t channel, std::uint64_t bytes,
-                           Instant now) {
+                           Traffic traffic, Instant now) {
   const auto key = std::make_tuple(src, dst, channel);
   auto it = connection_of_.find(key);
   if (it == connection_of_.end()) {
@@ -416,6 +419,7 @@ std::uint64_t SimRun::send(std::uint32_t src, std::uint32_t dst, std::uint32_t c
     Flow& f = add_flow(spec, rank_host_[src], rank_host_[dst], scenario_.transport.cc,
                        scenario_.transport.cc_params, true);
     f.started = true;
+    f.control = traffic == Traffic::kControl;
     it = connection_of_.emplace(key, f.id).first;
   }
   Flow& f = flows_[it->second];
@@ -685,6 +689,8 @@ SimResult SimRun::run() {
       c.start_ns = ns_of(op.start);
       c.end_ns = op.end >= op.start ? ns_of(op.end) : -1;
       c.predicted_ns = ns_of(op.predicted);
+      c.predicted_network_ns = ns_of(op.predicted_network);
+      c.predicted_window_ns = op.predicted_window.count() > 0 ? ns_of(op.predicted_window) : -1;
       c.busbw_factor = coll::busbw_factor(op.spec.op, op.ranks);
       r.collectives.push_back(c);
     }

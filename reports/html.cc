@@ -114,10 +114,12 @@ void collectives(std::ostringstream& os, const json& report, const json& result)
     }
     os << "<td>" << fixed(op["algbw_GBps"], 2) << "</td><td>" << fixed(op["busbw_GBps"], 2) << "</td><td>"
        << (op["predicted_ns"].is_null() ? "-" : duration_text(op["predicted_ns"].get<double>()))
-       << "</td><td>" << fixed(op["measured_over_predicted"], 2) << "</td></tr>\n";
+       << (op.value("bound", json()) == "nccl_window" ? " (NCCL window)" : "") << "</td><td>"
+       << fixed(op["measured_over_predicted"], 2) << "</td></tr>\n";
   }
   os << "</table></div><p>algbw = size / median CCT (GB = 1e9 B); busbw = algbw &times; the op's bus "
-        "factor.</p>\n"
+        "factor. predicted = the &alpha;-&beta; bound: the slower of the links and NCCL's window (one "
+        "buffer per round trip per channel), marked (NCCL window) when the window binds.</p>\n"
      << cct_cdf(result);
 }
 

@@ -59,11 +59,13 @@ Percentiles cct_percentiles(const std::vector<const CollectiveRecord*>& cs) {
 }
 
 // The median of the predictions in a group (they agree unless channels differ).
-std::optional<std::int64_t> predicted(const std::vector<const CollectiveRecord*>& cs) {
+std::optional<std::int64_t> predicted(
+    const std::vector<const CollectiveRecord*>& cs,
+    std::optional<Duration> CollectiveRecord::*field = &CollectiveRecord::predicted) {
   std::vector<std::int64_t> v;
   for (const CollectiveRecord* c : cs) {
-    if (c->predicted) {
-      v.push_back(ns_of(*c->predicted));
+    if (c->*field) {
+      v.push_back(ns_of(*(c->*field)));
     }
   }
   if (v.empty()) {
@@ -82,6 +84,13 @@ json collectives_section(const ResultInput& in) {
     // nccl-tests: algbw = S / t with GB = 1e9 B; bytes per ns is exactly GB/s. t = median CCT.
     const auto algbw = ratio(static_cast<double>(std::get<2>(key)), static_cast<double>(cct.p50));
     const auto pred = predicted(cs);
+    const auto pred_network = predicted(cs, &CollectiveRecord::predicted_network);
+    const auto pred_window = predicted(cs, &CollectiveRecord::predicted_window);
+    // Which bound the prediction is: NCCL's window when it is the slower of the two.
+    json bound = nullptr;
+    if (pred_network) {
+      bound = pred_window && *pred_window > *pred_network ? "nccl_window" : "network";
+    }
     json op = {
         {"key", key_text(key)},
         {"op", std::get<0>(key)},
@@ -94,6 +103,9 @@ json collectives_section(const ResultInput& in) {
         {"busbw_factor", factor},
         {"busbw_GBps", algbw ? json(*algbw * factor) : json(nullptr)},
         {"predicted_ns", pred ? json(*pred) : json(nullptr)},
+        {"predicted_network_ns", pred_network ? json(*pred_network) : json(nullptr)},
+        {"predicted_window_ns", pred_window ? json(*pred_window) : json(nullptr)},
+        {"bound", bound},
         {"measured_over_predicted",
          pred ? null_or(ratio(static_cast<double>(cct.p50), static_cast<double>(*pred))) : json(nullptr)}};
     const auto b = baseline.find(key);

@@ -67,6 +67,12 @@ CollectiveRecord collective_of(const JsonReader& r) {
   if (r.has("predicted_ns") && !r.raw().at("predicted_ns").is_null()) {
     c.predicted = Duration{std::llround(r.number("predicted_ns", 0, 9.2e18))};
   }
+  for (const auto& [key, out] : {std::pair{"predicted_network_ns", &c.predicted_network},
+                                 std::pair{"predicted_window_ns", &c.predicted_window}}) {
+    if (r.has(key) && !r.raw().at(key).is_null()) {
+      *out = Duration{std::llround(r.number(key, 0, 9.2e18))};
+    }
+  }
   c.busbw_factor = r.number("busbw_factor", 0, 1e6);
   return c;
 }

@@ -27,7 +27,10 @@ struct CollectiveRecord {
   std::int64_t iteration = 0;
   Duration cct{0};                    // end - start
   std::optional<Duration> predicted;  // the simulator's alpha-beta prediction
-  double busbw_factor = 1;            // nccl-tests: 2(n-1)/n for all-reduce, ...
+  // Its bounds: the links, and NCCL's window (absent in older results or without the model).
+  std::optional<Duration> predicted_network;
+  std::optional<Duration> predicted_window;
+  double busbw_factor = 1;  // nccl-tests: 2(n-1)/n for all-reduce, ...
 };
 
 struct IterationRecord {

@@ -200,18 +200,21 @@ std::string write_summary_md(const json& report) {
 std::string nccl_table(const json& report) {
   std::ostringstream os;
   char line[256];
-  std::snprintf(line, sizeof line, "#%13s %8s %16s %10s %12s %12s %12s %14s %8s\n", "size(B)", "count", "op",
-                "algorithm", "time(us)", "algbw(GB/s)", "busbw(GB/s)", "predicted(us)", "ratio");
+  std::snprintf(line, sizeof line, "#%13s %8s %16s %10s %12s %12s %12s %14s %8s %12s\n", "size(B)", "count",
+                "op", "algorithm", "time(us)", "algbw(GB/s)", "busbw(GB/s)", "predicted(us)", "ratio",
+                "bound");
   os << line;
   for (const json& op : report["collectives"]["ops"]) {
     const json& pred = op["predicted_ns"];
-    std::snprintf(line, sizeof line, " %13llu %8llu %16s %10s %12.2f %12s %12s %14s %8s\n",
+    const json bound = op.value("bound", json());
+    std::snprintf(line, sizeof line, " %13llu %8llu %16s %10s %12.2f %12s %12s %14s %8s %12s\n",
                   op["bytes"].get<unsigned long long>(), op["count"].get<unsigned long long>(),
                   op["op"].get<std::string>().c_str(), op["algorithm"].get<std::string>().c_str(),
                   op["cct_ns"]["p50"].get<double>() / 1e3, fixed(op["algbw_GBps"], 2).c_str(),
                   fixed(op["busbw_GBps"], 2).c_str(),
                   pred.is_null() ? "-" : fixed(pred.get<double>() / 1e3, 2).c_str(),
-                  fixed(op["measured_over_predicted"], 2).c_str());
+                  fixed(op["measured_over_predicted"], 2).c_str(),
+                  bound.is_string() ? bound.get<std::string>().c_str() : "-");
     os << line;
   }
   return os.str();

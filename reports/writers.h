@@ -23,8 +23,9 @@ std::string write_junit(const std::vector<nlohmann::json>& reports);
 std::string write_summary_md(const nlohmann::json& report);
 
 // nccl-tests style table, one row per collective op kind:
-//   size count op algorithm time(us) algbw(GB/s) busbw(GB/s) predicted(us) ratio
-// time is the median CCT; count is how many collectives of the kind ran.
+//   size count op algorithm time(us) algbw(GB/s) busbw(GB/s) predicted(us) ratio bound
+// time is the median CCT; count is how many collectives of the kind ran; bound is which bound
+// the prediction is (network, nccl_window, or - when unknown).
 std::string nccl_table(const nlohmann::json& report);
 
 // The report forms by name, for the CLI's --format: "json", "junit", "md", "nccl", "html".

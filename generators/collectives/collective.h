@@ -120,6 +120,8 @@ double busbw_factor(Op op, std::uint32_t ranks);
 struct AlphaBeta {
   Duration alpha{0};
   double beta_ns_per_byte = 0;
+  // The path's round trip (both directions' base delay), for window bounds (nccl.h); 0: 2·α.
+  Duration rtt{0};
 };
 // Channels change neither term: they split the bytes but share the bottleneck, and run their
 // α-bound steps in parallel. Hierarchical needs the regions: use the overload below (this one

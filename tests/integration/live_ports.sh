@@ -96,7 +96,11 @@ if remote["p50"] < 10e6:
     bad.append("one-way delay p50 %.2f ms < the emulator's 10 ms" % (remote["p50"] / 1e6))
 # Time series (docs/guide/live.md "Time series"): a flow per sending queue pair (4 in the 2x2
 # ring), each with its srtt; the ones to the other side cross the emulator's 2 x 10 ms.
-flows = r["series"]["flows"]
+# NCCL's slot-free messages have queue pairs of their own, marked "control" (4 more).
+flows = [f for f in r["series"]["flows"] if not f.get("control")]
+if len(r["series"]["flows"]) - len(flows) != 4:
+    bad.append("series: %d control flows, want 4 (one per data connection)"
+               % (len(r["series"]["flows"]) - len(flows)))
 sides = [e["address"] for e in live["endpoints"]]
 remote = [f for f in flows if f["peer"].split(":")[0] != sides[f["side"]]]
 print("series: %d points, flows %s" % (len(r["series"]["t_ns"]),

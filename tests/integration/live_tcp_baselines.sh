@@ -80,11 +80,13 @@ for row, cc in zip(rows[1:], ["cubic", "bbr"]):
     b = json.load(open(row["result_file"]))
     if b["live"]["endpoint_kind"] != "tcp":
         bad.append("%s: its result.json says endpoint_kind %s" % (name, b["live"]["endpoint_kind"]))
-    # Time series from TCP_INFO: a connection per sending queue pair; those to the other side
-    # see the emulator's 2 x 10 ms in their srtt.
+    # Time series from TCP_INFO: a connection per sending queue pair (4 for data, 4 for
+    # NCCL's slot-free messages, marked "control"); the data ones to the other side see the
+    # emulator's 2 x 10 ms in their srtt.
     sides = [e["address"] for e in b["live"]["endpoints"]]
-    remote = [f for f in b["series"]["flows"] if f["peer"].split(":")[0] != sides[f["side"]]]
-    if len(b["series"]["flows"]) != 4 or len(remote) != 2 or \
+    data = [f for f in b["series"]["flows"] if not f.get("control")]
+    remote = [f for f in data if f["peer"].split(":")[0] != sides[f["side"]]]
+    if len(data) != 4 or len(b["series"]["flows"]) != 8 or len(remote) != 2 or \
             any(max(f["srtt_ns"] or [0]) < 20e6 for f in remote):
         bad.append("%s: series flows %s" % (name, [(f["qp"], f["peer"], max(f["srtt_ns"] or [0])) for f in b["series"]["flows"]]))
     for op in b["collectives"]:

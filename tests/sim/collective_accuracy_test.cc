@@ -1,7 +1,8 @@
 // Collective completion times in the simulator against the α-β model (docs/references.md §5;
 // docs/collectives.md "α-β predictions"). The network is ideal: no loss, no jitter, buffers
 // far deeper than any burst, and the transport's `fixed` controller (a window larger than any
-// message, no pacing), so a message of b bytes on a path takes α + b·β as the model assumes.
+// message, no pacing) without NCCL's buffers (`"nccl": false`, so no window per round trip), so a
+// message of b bytes on a path takes α + b·β as the model assumes.
 // What the model leaves out bounds the tolerances: frame overhead (62 B per 9000 B packet,
 // 0.7 % of β), store-and-forward of one packet at each of the path's 4 hops (a few µs per
 // step) and the NIC's round robin between connections. Each test states its bound.
@@ -28,7 +29,8 @@ constexpr std::uint64_t kMiB = 1ULL << 20;
 json collective_workload(const std::string& algorithm, std::uint64_t bytes) {
   return {{"kind", "collective"},
           {"iterations", 1},
-          {"collective", {{"op", "all_reduce"}, {"algorithm", algorithm}, {"size_bytes", bytes}}}};
+          {"collective", {{"op", "all_reduce"}, {"algorithm", algorithm}, {"size_bytes", bytes}}},
+          {"nccl", false}};
 }
 
 json document(const json& topology, const json& workload) {

@@ -24,6 +24,8 @@ using nlohmann::json;
 
 // The 1,024-rank scaling benchmark (ci/bench/scenarios/ring-allreduce-scaling.json) at 64 + 64
 // ranks, with the bytes per rank cut so that each ring step is still one 4 KiB packet.
+// Without NCCL's buffers (`"nccl": false`): with them the WAN edge is bound by 8 slots per
+// round trip (tests/sim/nccl_window_test.cc), which would hide the transport's timing.
 json ring_over_wan(std::uint32_t hosts_per_region, std::uint64_t bytes) {
   return {{"gradwall", "scenario/v1"},
           {"name", "ring-ack-scheduling"},
@@ -39,7 +41,8 @@ json ring_over_wan(std::uint32_t hosts_per_region, std::uint64_t bytes) {
           {"workload",
            {{"kind", "collective"},
             {"iterations", 2},
-            {"collective", {{"op", "all_reduce"}, {"algorithm", "ring"}, {"size_bytes", bytes}}}}},
+            {"collective", {{"op", "all_reduce"}, {"algorithm", "ring"}, {"size_bytes", bytes}}},
+            {"nccl", false}}},
           {"transport", {{"cc", "dctcp"}, {"mtu", 4096}}},
           {"results", {{"interval", "100ms"}}}};
 }

@@ -40,6 +40,26 @@ TEST(Scenario, TheIssueExampleLoadsAsWritten) {
   EXPECT_EQ(s.transport.config.mtu_bytes, 1500U);
 }
 
+// Sizes as text, and NCCL's settings with their defaults.
+TEST(Scenario, SizesWithUnitsAndNcclSettings) {
+  nlohmann::json doc = nlohmann::json::parse(kIssueExample);
+  doc["workload"] = nlohmann::json::parse(R"({"kind": "collective",
+      "collective": {"op": "all_reduce", "size": "4MiB", "chunk": "512 KiB"},
+      "nccl": {"protocol": "ll128", "channels": 4, "nsocks_perthread": 2, "socket_nthreads": 4}})");
+  const Scenario s = parse_scenario(doc, "nccl.json");
+  EXPECT_EQ(s.workload.collective.bytes, 4U << 20);
+  EXPECT_EQ(s.workload.collective.chunk_bytes, 512U << 10);
+  EXPECT_EQ(s.workload.collective.channels, 4U);  // nccl.channels when the op gives none
+  const coll::NcclConfig& n = s.workload.nccl;
+  EXPECT_TRUE(n.enabled);
+  EXPECT_EQ(n.buffer_wire_bytes(), 4'915'200U);  // LL128's default buffer
+  EXPECT_EQ(n.slot_data_bytes(), 4'915'200U / 8 * 120 / 128);
+  EXPECT_EQ(n.qps_per_connection, 8U);  // 2 sockets x 4 threads, data split across them
+  EXPECT_TRUE(n.split_data_on_qps);
+  doc["workload"]["nccl"] = false;
+  EXPECT_FALSE(parse_scenario(doc, "nccl.json").workload.nccl.enabled);
+}
+
 struct BadCase {
   const char* patch;  // JSON merge patch on the example
   const char* path;
@@ -82,9 +102,31 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{R"({"transport": {"pto_min": "500ns"}})", "$.transport.pto_min", ""},
         BadCase{R"({"transport": {"rto_initial": "100ms"}})", "$.transport",
                 "initial_rto: must be in [min_rto"},
-        BadCase{R"({"topology": {"regions": [{"name": "a", "hosts": 1, "nic_rate": "10Gbit",
+        BadCase{
+            R"({"workload": {"kind": "collective", "duration": null, "flows": null, "collective": {"op": "all_reduce", "size": "4MiB"}, "nccl": {"protocol": "ll64"}}})",
+            "$.workload.nccl.protocol", "must be one of"},
+        BadCase{
+            R"({"workload": {"kind": "collective", "duration": null, "flows": null, "collective": {"op": "all_reduce", "size": "4MiB"}, "nccl": {"buffsize": "1KiB"}}})",
+            "$.workload.nccl.buffsize", "must be in [4096, "},
+        BadCase{
+            R"({"workload": {"kind": "collective", "duration": null, "flows": null, "collective": {"op": "all_reduce", "size": "4MiB"}, "nccl": {"buffsize": "4 furlongs"}}})",
+            "$.workload.nccl.buffsize", "expected a size with its unit"},
+        BadCase{
+            R"({"workload": {"kind": "collective", "duration": null, "flows": null, "collective": {"op": "all_reduce", "size": "4MiB"}, "nccl": {"buffsize": "16KiB", "steps": 64}}})",
+            "$.workload.nccl.steps", "a slot of 256 bytes"},
+        BadCase{
+            R"({"workload": {"kind": "collective", "duration": null, "flows": null, "collective": {"op": "all_reduce", "size": "4MiB"}, "nccl": {"qps_per_connection": 2, "nsocks_perthread": 4}}})",
+            "$.workload.nccl.qps_per_connection", "is for the IB transport"},
+        BadCase{
+            R"({"workload": {"kind": "collective", "duration": null, "flows": null, "collective": {"op": "all_reduce", "size": "4MiB"}, "nccl": {"nsocks_perthread": 16, "socket_nthreads": 8}}})",
+            "$.workload.nccl.nsocks_perthread", "nsocks_perthread x socket_nthreads is at most 64"},
+        BadCase{
+            R"({"workload": {"kind": "collective", "duration": null, "flows": null, "collective": {"op": "all_reduce", "size": "4MiB"}, "nccl": {"bufsize": "4MiB"}}})",
+            "$.workload.nccl.bufsize", "unknown key (did you mean \"buffsize\"?)"},
+        BadCase{
+            R"({"topology": {"regions": [{"name": "a", "hosts": 1, "nic_rate": "10Gbit",
                    "latncy": "1us"}, {"name": "b", "hosts": 1, "nic_rate": "10Gbit"}]}})",
-                "$.topology.regions[0].latncy", "unknown key (did you mean \"latency\"?)"}));
+            "$.topology.regions[0].latncy", "unknown key (did you mean \"latency\"?)"}));
 
 }  // namespace
 }  // namespace gw
