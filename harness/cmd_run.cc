@@ -71,17 +71,25 @@ void print_summary(const SimResult& r, std::ostream& os) {
   os << "scenario " << r.scenario << " (" << r.scenario_file << "), mode " << r.mode << ", seed " << r.seed
      << ", " << ms(ns_of(r.duration)) << " ms simulated, " << r.events << " events\n\n";
   os << std::left << std::setw(6) << "flow" << std::setw(10) << "from" << std::setw(10) << "to"
-     << std::setw(8) << "cc" << std::right << std::setw(14) << "goodput Mb/s" << std::setw(12)
-     << "retransmits" << std::setw(10) << "CE marks" << std::setw(13) << "rtt p50 ms" << std::setw(13)
-     << "rtt p99 ms" << std::setw(14) << "mean cwnd B"
+     << std::setw(8) << "cc" << std::setw(12) << "class" << std::right << std::setw(14) << "goodput Mb/s"
+     << std::setw(12) << "retransmits" << std::setw(10) << "CE marks" << std::setw(13) << "rtt p50 ms"
+     << std::setw(13) << "rtt p99 ms" << std::setw(14) << "mean cwnd B"
      << "\n";
   for (const FlowResult& f : r.flows) {
     os << std::left << std::setw(6) << f.id << std::setw(10) << f.from << std::setw(10) << f.to
-       << std::setw(8) << f.cc << std::right << std::setw(14) << mbps(f.goodput_bps) << std::setw(12)
-       << f.retransmits << std::setw(10) << f.marks_ce << std::setw(13) << ms(f.rtt_ns.p50) << std::setw(13)
+       << std::setw(8) << f.cc << std::setw(12) << (f.traffic_class.empty() ? "-" : f.traffic_class)
+       << std::right << std::setw(14) << mbps(f.goodput_bps) << std::setw(12) << f.retransmits
+       << std::setw(10) << f.marks_ce << std::setw(13) << ms(f.rtt_ns.p50) << std::setw(13)
        << ms(f.rtt_ns.p99) << std::setw(14) << f.mean_cwnd_bytes << "\n";
   }
-  os << "\nJain fairness " << std::setprecision(4) << r.jain_fairness << "\n\n";
+  // Fairness is over bulk flows; a collective's queue pairs carry what its schedule gives them.
+  const bool bulk = std::any_of(r.flows.begin(), r.flows.end(), [](const FlowResult& f) {
+    return f.size_bytes == 0 && f.traffic_class != "collective";
+  });
+  if (bulk) {
+    os << "\nJain fairness " << std::setprecision(4) << r.jain_fairness << "\n";
+  }
+  os << "\n";
   os << std::left << std::setw(18) << "hop" << std::right << std::setw(12) << "packets" << std::setw(10)
      << "dropped" << std::setw(10) << "CE marks" << std::setw(16) << "queue p50 ms" << std::setw(16)
      << "queue p99 ms"

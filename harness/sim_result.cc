@@ -79,8 +79,15 @@ nlohmann::json to_json(const SimResult& r) {
   nlohmann::json series = {{"interval_ns", ns_of(r.series.interval)}, {"t_ns", r.series.t_ns}};
   nlohmann::json flow_series = nlohmann::json::array();
   for (std::size_t i = 0; i < r.series.flow_rate_bps.size(); ++i) {
-    flow_series.push_back(
-        {{"flow", i}, {"rate_bps", r.series.flow_rate_bps[i]}, {"cwnd_bytes", r.series.flow_cwnd_bytes[i]}});
+    nlohmann::json entry = {
+        {"flow", i}, {"rate_bps", r.series.flow_rate_bps[i]}, {"cwnd_bytes", r.series.flow_cwnd_bytes[i]}};
+    if (i < r.series.flow_srtt_ns.size()) {
+      entry["srtt_ns"] = r.series.flow_srtt_ns[i];
+    }
+    if (i < r.series.flow_retransmits.size()) {
+      entry["retransmits"] = r.series.flow_retransmits[i];
+    }
+    flow_series.push_back(std::move(entry));
   }
   nlohmann::json hop_series = nlohmann::json::array();
   for (std::size_t i = 0; i < r.series.hop_queue_bytes.size(); ++i) {

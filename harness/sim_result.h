@@ -21,7 +21,9 @@ struct FlowResult {
   std::string from;  // "a/0": region and host index
   std::string to;
   std::string cc;
-  std::string traffic_class;  // background flows: "storage", "tenant", "microburst"
+  // background flows: "storage", "tenant", "microburst"; "collective": a queue pair of a
+  // collective's connection between two regions (one per channel and QP)
+  std::string traffic_class;
   Duration start{0};
   std::uint64_t size_bytes = 0;       // 0: bulk for the whole run; microburst: per burst
   std::uint64_t bytes_delivered = 0;  // payload acknowledged to the sender
@@ -60,7 +62,9 @@ struct Series {
   std::vector<std::int64_t> t_ns;
   std::vector<std::vector<std::uint64_t>> flow_rate_bps;  // [flow][sample]
   std::vector<std::vector<std::uint64_t>> flow_cwnd_bytes;
-  std::vector<std::vector<std::uint64_t>> hop_queue_bytes;  // [hop][sample]
+  std::vector<std::vector<std::int64_t>> flow_srtt_ns;       // the sender's smoothed RTT at the sample
+  std::vector<std::vector<std::uint64_t>> flow_retransmits;  // packets resent in the interval
+  std::vector<std::vector<std::uint64_t>> hop_queue_bytes;   // [hop][sample]
 };
 
 struct Accounting {

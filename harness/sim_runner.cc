@@ -143,6 +143,8 @@ struct Flow {
   std::uint64_t next_msg = 0;
   std::uint64_t marks_ce = 0;
   std::uint64_t last_delivered = 0;  // for the time series
+  std::uint64_t last_retransmits = 0;
+  bool in_series = false;  // has a row in the time series and the result's flows
   Duration completion{-1};
   Instant next_burst = kNever;  // microbursts: when the next burst is posted
   bool started = false;
@@ -164,9 +166,9 @@ class SimRun final : public fabric::Receiver, public Wakeable, public MessageSer
     }
     build_flows();
     series_.interval = s.interval;
-    flow_count_ = flows_.size();
-    series_.flow_rate_bps.resize(flow_count_);
-    series_.flow_cwnd_bytes.resize(flow_count_);
+    for (Flow& f : flows_) {
+      track(f);
+    }
     if (s.workload.kind != "flows") {
       start_collectives();
     }
@@ -212,6 +214,7 @@ class SimRun final : public fabric::Receiver, public Wakeable, public MessageSer
 
  private:
   void sample(Instant now);
+  void track(Flow& f);
   Instant next_start() const;
 
   const Scenario& scenario_;
@@ -223,7 +226,7 @@ class SimRun final : public fabric::Receiver, public Wakeable, public MessageSer
   std::vector<std::unique_ptr<SimHost>> hosts_;
   std::deque<Flow> flows_;      // bulk/finite flows first, then connections as collectives open them
   std::vector<Flow*> flow_at_;  // flows_[i], without the deque's index arithmetic per packet
-  std::size_t flow_count_ = 0;
+  std::vector<Flow*> tracked_;  // the flows in the time series, in the result's order
   std::vector<HostId> rank_host_;
   std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>, std::size_t> connection_of_;
   std::uint64_t next_message_ = 0;
@@ -420,6 +423,7 @@ std::uint64_t SimRun::send(std::uint32_t src, std::uint32_t dst, std::uint32_t c
                        scenario_.transport.cc_params, true);
     f.started = true;
     f.control = traffic == Traffic::kControl;
+    track(f);
     it = connection_of_.emplace(key, f.id).first;
   }
   Flow& f = flows_[it->second];
@@ -474,19 +478,38 @@ void SimRun::wake(Instant now) {
   tick_.arm(std::min(next_start(), next_sample_));
 }
 
+// A flow of the time series and of result.json's flows: every scenario flow, and each data
+// queue pair of a collective between two regions (the WAN connections; not the ones inside a
+// region, nor NCCL's slot-free messages). A row that starts late has zeros before its start.
+void SimRun::track(Flow& f) {
+  if (f.connection && (f.control || f.src.region == f.dst.region)) {
+    return;
+  }
+  f.in_series = true;
+  tracked_.push_back(&f);
+  const std::size_t n = series_.t_ns.size();
+  series_.flow_rate_bps.emplace_back(n, 0);
+  series_.flow_cwnd_bytes.emplace_back(n, 0);
+  series_.flow_srtt_ns.emplace_back(n, 0);
+  series_.flow_retransmits.emplace_back(n, 0);
+}
+
 void SimRun::sample(Instant now) {
   if (!options_.keep_series) {
     return;
   }
   series_.t_ns.push_back(ns_of(now));
   const auto interval_s = static_cast<double>(series_.interval.count()) * 1e-9;
-  for (std::size_t i = 0; i < flow_count_; ++i) {
-    Flow& f = flows_[i];
-    const std::uint64_t delivered = f.sender->stats().bytes_delivered;
-    series_.flow_rate_bps[i].push_back(
-        static_cast<std::uint64_t>(static_cast<double>(delivered - f.last_delivered) * 8 / interval_s));
-    f.last_delivered = delivered;
+  for (std::size_t i = 0; i < tracked_.size(); ++i) {
+    Flow& f = *tracked_[i];
+    const transport::QpStats& st = f.sender->stats();
+    series_.flow_rate_bps[i].push_back(static_cast<std::uint64_t>(
+        static_cast<double>(st.bytes_delivered - f.last_delivered) * 8 / interval_s));
+    f.last_delivered = st.bytes_delivered;
     series_.flow_cwnd_bytes[i].push_back(f.started ? f.cc->cwnd_bytes() : 0);
+    series_.flow_srtt_ns[i].push_back(f.started ? f.sender->srtt().count() : 0);
+    series_.flow_retransmits[i].push_back(st.retransmitted_packets - f.last_retransmits);
+    f.last_retransmits = st.retransmitted_packets;
   }
   const std::vector<std::uint64_t> queues = net_.queue_bytes_now();
   series_.hop_queue_bytes.resize(queues.size());
@@ -604,7 +627,7 @@ SimResult SimRun::run() {
     r.transport.timeouts += totals.timeouts;
     r.transport.loss_probes += totals.loss_probes;
     r.transport.spurious_retransmits += totals.dsacks_received;
-    if (f.connection) {
+    if (!f.in_series) {
       continue;
     }
     FlowResult fr;
@@ -612,7 +635,7 @@ SimResult SimRun::run() {
     fr.from = net_.region(f.src.region).name + "/" + std::to_string(f.src.index);
     fr.to = net_.region(f.dst.region).name + "/" + std::to_string(f.dst.index);
     fr.cc = f.cc_name;
-    fr.traffic_class = f.spec.traffic_class;
+    fr.traffic_class = f.connection ? "collective" : f.spec.traffic_class;
     fr.start = f.spec.start;
     fr.size_bytes = f.spec.bytes;
     const transport::QpStats& st = f.sender->stats();
@@ -632,6 +655,10 @@ SimResult SimRun::run() {
     if (active.count() > 0) {
       fr.goodput_bps = static_cast<std::uint64_t>(static_cast<long double>(st.bytes_delivered) * 8e9L /
                                                   static_cast<long double>(active.count()));
+    }
+    if (f.connection) {
+      r.flows.push_back(std::move(fr));
+      continue;
     }
     if (f.spec.bytes == 0) {
       bulk_goodputs.push_back(static_cast<double>(fr.goodput_bps));

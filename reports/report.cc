@@ -281,13 +281,14 @@ json paths_section(const ResultInput& in) {
   return paths;
 }
 
-// Jain, Chiu and Hawe (1984): (sum x)^2 / (n sum x^2), over the bulk flows as result.json does.
+// Jain, Chiu and Hawe (1984): (sum x)^2 / (n sum x^2), over the bulk flows as result.json does
+// (a collective's queue pairs are not bulk flows: they carry what the schedule gives them).
 std::optional<double> jain(const std::vector<FlowRecord>& flows) {
   double sum = 0;
   double squares = 0;
   std::size_t n = 0;
   for (const FlowRecord& f : flows) {
-    if (f.size_bytes == 0) {
+    if (f.size_bytes == 0 && f.traffic_class != "collective") {
       sum += f.goodput_bps;
       squares += f.goodput_bps * f.goodput_bps;
       ++n;
