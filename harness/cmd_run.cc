@@ -111,6 +111,25 @@ void print_summary(const SimResult& r, std::ostream& os) {
      << "\n";
 }
 
+// GPU idle and the mean iteration beside the unimpaired network's (the slowdown's denominator).
+void print_gpu(const nlohmann::json& report, std::ostream& os) {
+  const nlohmann::json& g = report.at("gpu");
+  if (g.is_null()) {
+    return;
+  }
+  const nlohmann::json& t = g.at("totals");
+  os << std::fixed << std::setprecision(3) << "\nGPU idle " << t.at("gpu_idle_fraction").get<double>()
+     << ", mean iteration " << t.at("mean_iteration_ns").get<double>() / 1e6 << " ms";
+  if (const nlohmann::json& b = g.at("baseline"); !b.is_null()) {
+    os << "; unimpaired network: GPU idle " << b.at("gpu_idle_fraction").get<double>() << ", mean iteration "
+       << b.at("mean_iteration_ns").get<double>() / 1e6 << " ms";
+  }
+  if (!g.at("slowdown_vs_ideal").is_null()) {
+    os << "; slowdown " << g.at("slowdown_vs_ideal").get<double>() << "x";
+  }
+  os << std::defaultfloat << "\n";
+}
+
 void print_checks(const nlohmann::json& report, std::ostream& os) {
   const auto& checks = report.at("checks");
   os << "\nchecks: " << report.value("verdict", "?") << "\n";
@@ -446,6 +465,7 @@ int cmd_run(const Args& args) {
     if (result_json.contains("tcp_baselines")) {
       print_baselines(result_json["tcp_baselines"], std::cout);
     }
+    print_gpu(report, std::cout);
     print_checks(report, std::cout);
     std::cout << "\nwrote";
     for (const std::string& w : written) {

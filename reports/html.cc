@@ -129,9 +129,14 @@ void gpu(std::ostringstream& os, const json& report) {
     return;
   }
   const json& t = g["totals"];
+  const json& base = g["baseline"];
   os << "<h2>GPU idle</h2><ul><li>iterations: " << t["iterations"] << ", mean "
      << duration_text(t["mean_iteration_ns"].get<double>())
+     << (base.is_null()
+             ? ""
+             : " (unimpaired network: " + duration_text(base["mean_iteration_ns"].get<double>()) + ")")
      << "</li><li>GPU idle fraction (exposed / iteration): " << fixed(t["gpu_idle_fraction"], 3)
+     << (base.is_null() ? "" : " (unimpaired network: " + fixed(base["gpu_idle_fraction"], 3) + ")")
      << "</li><li>slowdown vs unimpaired: "
      << (g["slowdown_vs_ideal"].is_null() ? "n/a (" + esc(g["slowdown_reason"]) + ")"
                                           : fixed(g["slowdown_vs_ideal"], 3))

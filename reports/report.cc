@@ -112,9 +112,14 @@ json collectives_section(const ResultInput& in) {
     if (b != baseline.end()) {
       const Percentiles base = cct_percentiles(b->second);
       op["baseline_cct_p50_ns"] = base.p50;
+      op["baseline_cct_p99_ns"] = base.p99;
+      const auto base_algbw = ratio(static_cast<double>(std::get<2>(key)), static_cast<double>(base.p50));
+      op["baseline_busbw_GBps"] = base_algbw ? json(*base_algbw * factor) : json(nullptr);
       op["cct_p50_vs_baseline"] = null_or(ratio(static_cast<double>(cct.p50), static_cast<double>(base.p50)));
     } else {
       op["baseline_cct_p50_ns"] = nullptr;
+      op["baseline_cct_p99_ns"] = nullptr;
+      op["baseline_busbw_GBps"] = nullptr;
       op["cct_p50_vs_baseline"] = nullptr;
     }
     ops.push_back(std::move(op));

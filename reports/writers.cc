@@ -76,15 +76,18 @@ void md_tcp_baselines(std::ostringstream& os, const json& rows) {
 }
 
 void md_collectives(std::ostringstream& os, const json& ops) {
-  os << "\n### Collectives (CCT)\n\n| op | algorithm | size | ranks | count | p50 | p99 | max | busbw GB/s | "
-        "measured/predicted |\n|---|---|---|---|---|---|---|---|---|---|\n";
+  os << "\n### Collectives (CCT)\n\n| op | algorithm | size | ranks | count | p50 | p99 | max | unimpaired "
+        "p50 | "
+        "busbw GB/s | measured/predicted |\n|---|---|---|---|---|---|---|---|---|---|---|\n";
   for (const json& op : ops) {
     const json& cct = op["cct_ns"];
     os << "| " << md_cell(op["op"].get<std::string>()) << " | " << md_cell(op["algorithm"].get<std::string>())
        << " | " << bytes_text(op["bytes"].get<double>()) << " | " << op["ranks"] << " | " << op["count"]
        << " | " << duration_text(cct["p50"].get<double>()) << " | " << duration_text(cct["p99"].get<double>())
-       << " | " << duration_text(cct["max"].get<double>()) << " | " << fixed(op["busbw_GBps"], 2) << " | "
-       << fixed(op["measured_over_predicted"], 2) << " |\n";
+       << " | " << duration_text(cct["max"].get<double>()) << " | "
+       << (op["baseline_cct_p50_ns"].is_null() ? std::string("-")
+                                               : duration_text(op["baseline_cct_p50_ns"].get<double>()))
+       << " | " << fixed(op["busbw_GBps"], 2) << " | " << fixed(op["measured_over_predicted"], 2) << " |\n";
   }
 }
 
@@ -94,7 +97,12 @@ void md_gpu(std::ostringstream& os, const json& gpu) {
      << duration_text(t["mean_iteration_ns"].get<double>()) << ", exposed communication "
      << duration_text(t["exposed_comm_ns"].get<double>() / t["iterations"].get<double>())
      << " per iteration\n"
-     << "- GPU idle fraction: " << fixed(t["gpu_idle_fraction"], 3) << "\n- slowdown vs unimpaired: "
+     << "- GPU idle fraction: " << fixed(t["gpu_idle_fraction"], 3);
+  if (const json& base = gpu["baseline"]; !base.is_null()) {
+    os << " (unimpaired network: " << fixed(base["gpu_idle_fraction"], 3) << ", mean iteration "
+       << duration_text(base["mean_iteration_ns"].get<double>()) << ")";
+  }
+  os << "\n- slowdown vs unimpaired: "
      << (gpu["slowdown_vs_ideal"].is_null() ? "n/a (" + gpu["slowdown_reason"].get<std::string>() + ")"
                                             : fixed(gpu["slowdown_vs_ideal"], 3) + "x")
      << "\n";

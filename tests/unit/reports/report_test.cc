@@ -245,6 +245,25 @@ TEST(ReportChecks, EachThresholdPassesOrFailsAgainstItsLimit) {
   EXPECT_EQ(r["verdict"], "fail");
 }
 
+// GPU idle 0.2 impaired, 5/90 = 0.056 on the baseline: a limit of 0.1 fails but a network without
+// impairments would pass it; 0.05 fails on both, so no fix to the impairments reaches it. The
+// fixture's baseline has no collectives, so the CCT check has no baseline beside it.
+TEST(ReportChecks, BaselineValueBesideEachCheckAndLimitsOutOfReach) {
+  json result = collective_result();
+  result["scenario_json"]["thresholds"] = {{"gpu_idle_fraction_max", 0.1}, {"cct_p99_ms_max", 50}};
+  json r = build_report(result);
+  const json idle = check(r, "gpu_idle_fraction_max");
+  EXPECT_FALSE(idle["passed"].get<bool>());
+  EXPECT_NEAR(idle["baseline_measured"].get<double>(), 5.0 / 90, 1e-12);
+  EXPECT_FALSE(idle["out_of_reach"].get<bool>());
+  EXPECT_FALSE(check(r, "cct_p99_ms_max").contains("baseline_measured"));
+  result["scenario_json"]["thresholds"] = {{"gpu_idle_fraction_max", 0.05}};
+  r = build_report(result);
+  EXPECT_TRUE(check(r, "gpu_idle_fraction_max")["out_of_reach"].get<bool>());
+  EXPECT_NE(check(r, "gpu_idle_fraction_max")["reason"].get<std::string>().find("out of reach even without"),
+            std::string::npos);
+}
+
 TEST(ReportChecks, AllPassingGivesPassAndAccountingIsCheckedUnlisted) {
   json result = collective_result();
   result["scenario_json"]["thresholds"] = {{"cct_p99_ms_max", 120}, {"gpu_idle_fraction_max", 0.3}};
