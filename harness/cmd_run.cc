@@ -131,6 +131,9 @@ void print_gpu(const nlohmann::json& report, std::ostream& os) {
 }
 
 void print_checks(const nlohmann::json& report, std::ostream& os) {
+  for (const auto& w : report.value("warnings", nlohmann::json::array())) {
+    os << "\nwarning (" << w.value("kind", "") << "): " << w.value("message", "") << "\n";
+  }
   const auto& checks = report.at("checks");
   os << "\nchecks: " << report.value("verdict", "?") << "\n";
   for (const auto& c : checks) {

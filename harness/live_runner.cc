@@ -743,6 +743,7 @@ LiveRun run_live(const Scenario& scenario, const LiveOptions& options) {
   r.duration = stop - kEpoch;
   r.completed = completed;
   r.scenario_json = scenario.source;
+  r.warmup_iterations = scenario.warmup_iterations;
   run.series_flows = series.fill(r.series, stop);
   const nlohmann::json unfinished = fill_collectives(driver, r);
   fill_counters(stats, emu_stats, host_delta, regions, tcp, !ports, r);

@@ -621,6 +621,8 @@ Scenario parse_scenario(const nlohmann::json& doc, const std::string& file) {
   }
   if (const auto results = r.optional_object("results")) {
     s.interval = results->duration("interval", Duration{1'000'000}).value_or(s.interval);
+    s.warmup_iterations = static_cast<std::uint32_t>(
+        results->optional_integer("warmup_iterations", 0, 1'000'000).value_or(s.warmup_iterations));
     results->finish();
   }
   r.finish();

@@ -127,6 +127,7 @@ nlohmann::json to_json(const SimResult& r) {
                         {"scenario", r.scenario},
                         {"scenario_file", r.scenario_file},
                         {"seed", r.seed},
+                        {"warmup_iterations", r.warmup_iterations},
                         {"duration_ns", ns_of(r.duration)},
                         {"events", r.events},
                         {"completed", r.completed},

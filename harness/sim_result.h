@@ -135,6 +135,7 @@ struct TransportTotals {  // over every connection, flows and collectives alike
 
 struct SimResult {
   std::string scenario;
+  std::uint32_t warmup_iterations = 0;  // the scenario's results.warmup_iterations
   std::string scenario_file;
   std::uint64_t seed = 0;
   std::string mode = "sim";

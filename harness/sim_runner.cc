@@ -619,6 +619,7 @@ SimResult SimRun::run() {
   r.duration = stop - kEpoch;
   r.events = loop_.events_run();
   r.scenario_json = scenario_.source;
+  r.warmup_iterations = scenario_.warmup_iterations;
   std::vector<double> bulk_goodputs;
   for (Flow& f : flows_) {
     const transport::QpStats& totals = f.sender->stats();

@@ -329,6 +329,13 @@ std::string write_html(const json& report, const json& result) {
      << report["run"]["seed"] << ", " << duration_text(report["run"]["duration_ns"].get<double>())
      << " simulated; result " << esc(report["run"]["result_file"]) << "</p>\n";
   checks_table(os, report);
+  if (const json warnings = report.value("warnings", json::array()); !warnings.empty()) {
+    os << "<h2>Warnings</h2><ul>";
+    for (const json& w : warnings) {
+      os << "<li><b>" << esc(w["kind"]) << "</b>: " << esc(w["message"]) << "</li>";
+    }
+    os << "</ul>\n";
+  }
   collectives(os, report, result);
   tcp_baselines(os, report);
   gpu(os, report);

@@ -2,7 +2,9 @@
 #include "reports/report.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
+#include <sstream>
 #include <string>
 #include <tuple>
 
@@ -341,6 +343,85 @@ json flows_section(const ResultInput& in) {
           {"background", std::move(background)}};
 }
 
+// Things a user should know before trusting the figures (docs/reports.md "Warnings"): each
+// {kind, message}.
+json warnings_section(const ResultInput& in) {
+  json out = json::array();
+  auto warn = [&](const char* kind, const std::string& message) {
+    out.push_back({{"kind", kind}, {"message", message}});
+  };
+  if (in.warmup_kept) {
+    warn("warmup",
+         "the run has no more iterations than results.warmup_iterations (" +
+             std::to_string(in.warmup_iterations) +
+             "): the warm-up (connections opening, slow start) is in every statistic; run more iterations");
+  }
+  // Still trending: first against last (after the warm-up) differs by more than 10 %.
+  auto trend = [&](const std::string& what, double first, double last) {
+    if (first > 0 && std::abs(last - first) / first > 0.10) {
+      std::ostringstream os;
+      os << std::fixed << std::setprecision(1) << what << " still trending at the end of the run: first "
+         << first / 1e6 << " ms, last " << last / 1e6 << " ms (" << (last > first ? "+" : "")
+         << (last - first) / first * 100
+         << " %); the percentiles mix a transient with the steady state: run more iterations";
+      warn("trending", os.str());
+    }
+  };
+  if (in.iterations.size() >= 2) {
+    trend("the iteration time", static_cast<double>(in.iterations.front().length.count()),
+          static_cast<double>(in.iterations.back().length.count()));
+  }
+  // Per op kind: its mean CCT in the first iteration against the last (ops of one kind within an
+  // iteration differ by where they sit in it, which is no trend).
+  for (const auto& [key, cs] : group(in.collectives)) {
+    std::map<std::int64_t, std::pair<double, int>> per_iteration;
+    for (const CollectiveRecord* c : cs) {
+      auto& [sum, n] = per_iteration[c->iteration];
+      sum += static_cast<double>(c->cct.count());
+      ++n;
+    }
+    if (per_iteration.size() >= 2) {
+      const auto& [first_sum, first_n] = per_iteration.begin()->second;
+      const auto& [last_sum, last_n] = per_iteration.rbegin()->second;
+      trend("the mean " + key_text(key) + " CCT per iteration", first_sum / first_n, last_sum / last_n);
+    }
+  }
+  // Controllers whose defaults are tuned for microsecond fabrics, on a path with a WAN's RTT.
+  double rtt_ns = 0;
+  for (const FlowRecord& f : in.flows) {
+    rtt_ns = std::max(rtt_ns, static_cast<double>(f.rtt_ns.p50));
+  }
+  if (rtt_ns == 0 && in.one_way_delay_ns) {
+    rtt_ns = 2 * static_cast<double>(in.one_way_delay_ns->p50);
+  }
+  const bool tuned = (in.cc == "swift" && in.cc_params.contains("base_target_us")) ||
+                     (in.cc == "timely" && in.cc_params.contains("t_high_us"));
+  if ((in.cc == "swift" || in.cc == "timely") && !tuned && rtt_ns >= 1e6) {
+    std::ostringstream os;
+    os.precision(3);
+    os << in.cc << "'s defaults target a datacenter fabric ("
+       << (in.cc == "swift" ? "a 25 us base delay" : "t_low 50 us, t_high 500 us")
+       << "), but this path's RTT p50 is " << rtt_ns / 1e6
+       << " ms: every RTT reads as congestion and the window stays near its floor. Set "
+       << (in.cc == "swift" ? "cc_params.base_target_us" : "cc_params.t_low_us / t_high_us")
+       << " near the path's RTT, or use a WAN controller (bbr, cubic, acc2)";
+    warn("controller", os.str());
+  }
+  std::uint64_t reordered = 0;
+  for (const PathRecord& p : in.paths) {
+    reordered += p.reordered;
+  }
+  if (in.recovery == "go_back_n" && reordered > 0) {
+    warn("recovery",
+         "go_back_n (RoCE's recovery) resends everything after a packet that arrives out of order, and "
+         "the network reordered " +
+             std::to_string(reordered) +
+             " packets: each looks like a loss. Real RoCE NICs collapse the same way; selective_repeat "
+             "tolerates reordering (RACK, RFC 8985)");
+  }
+  return out;
+}
+
 }  // namespace
 
 nlohmann::json build_report(const nlohmann::json& result, const std::string& file) {
@@ -364,6 +445,8 @@ nlohmann::json build_report(const nlohmann::json& result, const std::string& fil
                                                  {"packets_received", a.packets_received},
                                                  {"dropped", a.dropped}}
                                           : json(nullptr)}};
+  report["run"]["warmup_iterations_excluded"] = in.warmup_excluded_iterations;
+  report["warnings"] = warnings_section(in);
   report["checks"] = evaluate_checks(in, report);
   if (in.unfinished_collectives + in.unfinished_iterations > 0) {
     report["checks"].push_back(

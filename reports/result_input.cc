@@ -1,5 +1,6 @@
 #include "reports/result_input.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -212,10 +213,53 @@ void read_scenario(const JsonReader& result, ResultInput& in) {
     cost.run_hours = c->number("run_hours", 0, 1e9);
     in.cost = cost;
   }
+  if (s.raw().contains("transport") && s.raw().at("transport").is_object()) {
+    const nlohmann::json& t = s.raw().at("transport");
+    if (t.contains("cc") && t.at("cc").is_string()) {
+      in.cc = t.at("cc").get<std::string>();
+    }
+    if (t.contains("cc_params") && t.at("cc_params").is_object()) {
+      in.cc_params = t.at("cc_params");
+    }
+    if (t.contains("recovery") && t.at("recovery").is_string()) {
+      in.recovery = t.at("recovery").get<std::string>();
+    }
+  }
   if (const auto t = s.optional_object("thresholds")) {
     for (const auto& [name, limit] : t->raw().items()) {
       in.thresholds.push_back({name, limit, t->path_of(name)});
     }
+  }
+}
+
+// Leaves out the first `warmup_iterations` iterations (and their ops) of the run and of its
+// baseline, unless that would leave no iteration.
+void drop_warmup(ResultInput& in) {
+  const std::uint64_t w = in.warmup_iterations;
+  if (w == 0 || in.iterations.empty()) {
+    return;
+  }
+  const bool enough = std::any_of(in.iterations.begin(), in.iterations.end(), [&](const IterationRecord& i) {
+    return static_cast<std::uint64_t>(i.index) >= w;
+  });
+  if (!enough) {
+    in.warmup_kept = true;
+    return;
+  }
+  auto early_op = [&](const CollectiveRecord& c) {
+    return c.iteration >= 0 && static_cast<std::uint64_t>(c.iteration) < w;
+  };
+  auto early_iteration = [&](const IterationRecord& i) { return static_cast<std::uint64_t>(i.index) < w; };
+  const std::size_t before = in.iterations.size();
+  std::erase_if(in.iterations, early_iteration);
+  in.warmup_excluded_iterations = before - in.iterations.size();
+  std::erase_if(in.collectives, early_op);
+  const bool baseline_enough =
+      std::any_of(in.baseline_iterations.begin(), in.baseline_iterations.end(),
+                  [&](const IterationRecord& i) { return static_cast<std::uint64_t>(i.index) >= w; });
+  if (baseline_enough) {
+    std::erase_if(in.baseline_iterations, early_iteration);
+    std::erase_if(in.baseline_collectives, early_op);
   }
 }
 
@@ -258,6 +302,8 @@ ResultInput read_result(const nlohmann::json& result, const std::string& file) {
   }
   in.accounting = accounting_of(r);
   read_scenario(r, in);
+  in.warmup_iterations = optional_count(r, "warmup_iterations");
+  drop_warmup(in);
   return in;
 }
 

@@ -127,12 +127,22 @@ struct ResultInput {
   // statistics, counted here and failed by the workload_completed check.
   std::uint64_t unfinished_collectives = 0;
   std::uint64_t unfinished_iterations = 0;
+  // Iterations at the start left out (result "warmup_iterations"; 0 when absent): their ops and
+  // iterations, and the baseline's, are dropped before any statistic. When the run has no more
+  // iterations than that, nothing is dropped and warmup_kept says so.
+  std::uint64_t warmup_iterations = 0;
+  std::uint64_t warmup_excluded_iterations = 0;
+  bool warmup_kept = false;
   bool has_baseline = false;
   std::vector<CollectiveRecord> baseline_collectives;
   std::vector<IterationRecord> baseline_iterations;
   AccountingRecord accounting;
   std::optional<CostSettings> cost;
   std::vector<Threshold> thresholds;
+  // The scenario's transport (scenario_json.transport), for the report's warnings.
+  std::string cc = "cubic";
+  nlohmann::json cc_params = nlohmann::json::object();
+  std::string recovery = "selective_repeat";
 };
 
 // Throws InputError (file = `file`) for a malformed result.

@@ -187,6 +187,13 @@ std::string write_summary_md(const json& report) {
   const bool pass = report["verdict"] == "pass";
   os << "## gradwall: " << md_cell(scenario_name(report)) << " - " << (pass ? "PASS" : "**FAIL**") << "\n\n";
   md_checks(os, report);
+  if (const json warnings = report.value("warnings", json::array()); !warnings.empty()) {
+    os << "\n### Warnings\n\n";
+    for (const json& w : warnings) {
+      os << "- **" << md_cell(w["kind"].get<std::string>())
+         << "**: " << md_cell(w["message"].get<std::string>()) << "\n";
+    }
+  }
   if (!report["collectives"]["ops"].empty()) {
     md_collectives(os, report["collectives"]["ops"]);
   }

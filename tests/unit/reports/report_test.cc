@@ -264,6 +264,59 @@ TEST(ReportChecks, BaselineValueBesideEachCheckAndLimitsOutOfReach) {
             std::string::npos);
 }
 
+// warmup_iterations 1: iteration 0 (exposed 10 ms) and its ten all-reduces are left out; the
+// GPU idle becomes (20 + 30 + 20) / 300 and only the two all-gathers of iteration 1 remain.
+TEST(ReportWarmup, FirstIterationsLeftOutOfEveryStatistic) {
+  json result = collective_result();
+  result["warmup_iterations"] = 1;
+  const json r = build_report(result);
+  EXPECT_EQ(r["run"]["warmup_iterations_excluded"], 1);
+  EXPECT_NEAR(r["gpu"]["totals"]["gpu_idle_fraction"].get<double>(), 70.0 / 300, 1e-12);
+  ASSERT_EQ(r["collectives"]["ops"].size(), 1u);
+  EXPECT_EQ(r["collectives"]["ops"][0]["op"], "all_gather");
+  // As many warm-up iterations as the run has: nothing is dropped, and a warning says so.
+  result["warmup_iterations"] = 4;
+  const json all = build_report(result);
+  EXPECT_EQ(all["run"]["warmup_iterations_excluded"], 0);
+  EXPECT_NEAR(all["gpu"]["totals"]["gpu_idle_fraction"].get<double>(), 0.2, 1e-12);
+  ASSERT_FALSE(all["warnings"].empty());
+  EXPECT_EQ(all["warnings"][0]["kind"], "warmup");
+}
+
+std::vector<std::string> warning_kinds(const json& report) {
+  std::vector<std::string> kinds;
+  for (const json& w : report["warnings"]) {
+    kinds.push_back(w["kind"].get<std::string>());
+  }
+  return kinds;
+}
+
+// The fixture's iterations are all 100 ms: no trend. The last one 120 ms long (+20 % > 10 %) is.
+TEST(ReportWarnings, TrendingIterationTime) {
+  json result = collective_result();
+  EXPECT_TRUE(warning_kinds(build_report(result)).empty());
+  result["iterations"][3]["end_ns"] = result["iterations"][3]["start_ns"].get<std::int64_t>() + 120000000;
+  const json r = build_report(result);
+  ASSERT_EQ(warning_kinds(r), std::vector<std::string>{"trending"});
+  EXPECT_NE(r["warnings"][0]["message"].get<std::string>().find("+20.0 %"), std::string::npos);
+}
+
+// Swift and TIMELY with their datacenter defaults on a path whose RTT p50 is 2.5 ms; tuned, or on a
+// fabric, no warning. go_back_n over a path that reordered packets (the fixture's first path: 2).
+TEST(ReportWarnings, ControllerUnsuitedToThePathAndGoBackNUnderReordering) {
+  json result = collective_result();
+  result["scenario_json"]["transport"] = {{"cc", "swift"}};
+  EXPECT_EQ(warning_kinds(build_report(result)), std::vector<std::string>{"controller"});
+  result["scenario_json"]["transport"] = {{"cc", "timely"}};
+  EXPECT_EQ(warning_kinds(build_report(result)), std::vector<std::string>{"controller"});
+  result["scenario_json"]["transport"] = {{"cc", "swift"}, {"cc_params", {{"base_target_us", 60000}}}};
+  EXPECT_TRUE(warning_kinds(build_report(result)).empty());
+  result["scenario_json"]["transport"] = {{"cc", "dctcp"}, {"recovery", "go_back_n"}};
+  EXPECT_EQ(warning_kinds(build_report(result)), std::vector<std::string>{"recovery"});
+  result["paths"][0]["reordered"] = 0;
+  EXPECT_TRUE(warning_kinds(build_report(result)).empty());
+}
+
 TEST(ReportChecks, AllPassingGivesPassAndAccountingIsCheckedUnlisted) {
   json result = collective_result();
   result["scenario_json"]["thresholds"] = {{"cct_p99_ms_max", 120}, {"gpu_idle_fraction_max", 0.3}};

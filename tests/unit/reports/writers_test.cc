@@ -79,8 +79,9 @@ TEST(SummaryMarkdown, VerdictChecksCollectivesAndGpuCost) {
   const std::string md = write_summary_md(failing_report());
   EXPECT_NE(md.find("**FAIL**"), std::string::npos);
   EXPECT_NE(md.find("| busbw_GBps_min | **FAIL** | 0.875 | 5 |"), std::string::npos) << md;
-  EXPECT_NE(md.find("| all_reduce | ring | 95.37 MiB | 8 | 10 | 12.5 ms | 40 ms | 40 ms | - | 14.00 | 1.25 |"),
-            std::string::npos)
+  EXPECT_NE(
+      md.find("| all_reduce | ring | 95.37 MiB | 8 | 10 | 12.5 ms | 40 ms | 40 ms | - | 14.00 | 1.25 |"),
+      std::string::npos)
       << md;
   EXPECT_NE(md.find("GPU idle fraction: 0.200"), std::string::npos) << md;
   EXPECT_NE(md.find("$368640 and 103219 kWh over 720 h"), std::string::npos) << md;
