@@ -35,6 +35,11 @@ class RecordingCc final : public cc::CongestionControl {
     inner_->on_loss(e);
     sample_state();
   }
+  void on_loss_undone(Instant now) override {
+    integrate(now);
+    inner_->on_loss_undone(now);
+    sample_state();
+  }
   void on_cnp(Instant now) override {
     integrate(now);
     ++cnps_;

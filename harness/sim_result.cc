@@ -49,6 +49,7 @@ nlohmann::json to_json(const SimResult& r) {
                         {"timeouts", f.timeouts},
                         {"loss_probes", f.loss_probes},
                         {"spurious_retransmits", f.spurious_retransmits},
+                        {"loss_undos", f.loss_undos},
                         {"marks_ce", f.marks_ce},
                         {"cnps", f.cnps},
                         {"rtt_ns", percentiles_json(f.rtt_ns)},

@@ -35,6 +35,7 @@ struct FlowResult {
   std::uint64_t timeouts = 0;              // retransmission timeouts
   std::uint64_t loss_probes = 0;           // tail loss probes (RFC 8985 §7)
   std::uint64_t spurious_retransmits = 0;  // resends whose packet had arrived (the receiver's D-SACK flag)
+  std::uint64_t loss_undos = 0;            // loss episodes undone: every "lost" packet had arrived
   Percentiles rtt_ns;                      // per RTT sample (Karn: none from retransmissions)
   std::uint64_t mean_cwnd_bytes = 0;       // time-weighted over the flow's active time
   std::uint64_t mean_pacing_rate_bps = 0;

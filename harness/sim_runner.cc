@@ -646,6 +646,7 @@ SimResult SimRun::run() {
     fr.timeouts = st.timeouts;
     fr.loss_probes = st.loss_probes;
     fr.spurious_retransmits = st.dsacks_received;
+    fr.loss_undos = st.loss_undos;
     fr.marks_ce = f.marks_ce;
     fr.cnps = f.cc->cnps();
     fr.rtt_ns = f.cc->rtt().summary();

@@ -345,11 +345,36 @@ void Bbr::set_pacing() {
 }
 
 void Bbr::on_loss(const LossEvent& e) {
+  if (e.undo_start) {  // what on_loss_undone restores
+    undo_in_startup_ = state_ == State::kStartup;
+    undo_inflight_hi_ = inflight_hi_;
+  }
   round_lost_ += e.lost_bytes;
   if (e.timeout) {
     // draft BBROnEnterRTO: cwnd = inflight + 1 packet.
     prior_cwnd_ = std::max(prior_cwnd_, cwnd_);
     cwnd_ = e.bytes_in_flight + mss_;
+  }
+}
+
+// Every resend of the episode was spurious (tcp_bbr.c bbr_undo_cwnd): the full-bandwidth
+// detector and the lower bounds start over. The losses were not losses, so neither is the
+// bound they set: inflight_hi goes back to its value before the episode, and a Startup that
+// the "inflight too high" rule ended resumes (a reordered first window must not end Startup
+// at a few packets, which Linux avoids by not counting reordering as loss in the first place).
+void Bbr::on_loss_undone(Instant now) {
+  (void)now;
+  full_bw_ = 0;
+  full_bw_count_ = 0;
+  bw_lo_ = 0;
+  inflight_lo_ = 0;
+  round_lost_ = 0;
+  inflight_hi_ = undo_inflight_hi_;
+  if (undo_in_startup_ && state_ != State::kStartup && state_ != State::kProbeRtt) {
+    state_ = State::kStartup;
+    full_bw_reached_ = false;
+    pacing_gain_ = s_.startup_pacing_gain;
+    cwnd_gain_ = s_.startup_cwnd_gain;
   }
 }
 

@@ -84,6 +84,7 @@ class Bbr final : public CongestionControl {
 
   void on_packet_sent(const SentEvent&) override {}
   void on_ack(const AckEvent& e) override;
+  void on_loss_undone(Instant now) override;
   void on_loss(const LossEvent& e) override;
 
   std::uint64_t cwnd_bytes() const override { return cwnd_; }
@@ -146,6 +147,9 @@ class Bbr final : public CongestionControl {
   double bw_lo_ = 0;  // 0 = unset (infinite)
   double inflight_lo_ = 0;
   double inflight_hi_ = 0;
+  // Before the first loss of the episode on_loss_undone may undo.
+  bool undo_in_startup_ = false;
+  double undo_inflight_hi_ = 0;
   // ProbeBW phase timing
   Instant phase_stamp_{};
   Instant probe_wait_until_{};

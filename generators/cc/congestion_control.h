@@ -62,6 +62,9 @@ struct LossEvent {
   std::uint64_t lost_bytes = 0;
   std::uint64_t bytes_in_flight = 0;  // after removing the lost bytes
   bool timeout = false;               // an RTO fired (RFC 6298 §5)
+  // The first loss of an episode the transport may later undo (on_loss_undone): a controller
+  // that supports undo keeps its state from before this reduction until then.
+  bool undo_start = false;
 };
 
 // Observable state, for reports and time series, and for a learned policy (docs/architecture.md
@@ -91,6 +94,11 @@ class CongestionControl {
   // Called when the transport declares packets lost (at most once per loss episode the
   // controller decides how to react; the transport does not deduplicate).
   virtual void on_loss(const LossEvent& e) = 0;
+  // Called when every retransmission of the last loss episode turned out to be spurious (the
+  // receiver reported each as a duplicate, D-SACK: the originals were reordered, not lost):
+  // undo that episode's reduction, as Linux does (tcp_try_undo_dsack; RFC 3708 §3's
+  // response). Default: keep the reduction.
+  virtual void on_loss_undone(Instant now) { (void)now; }
   // Called when a RoCEv2 CNP (congestion notification packet) arrives. Default: ignore.
   virtual void on_cnp(Instant now) { (void)now; }
   // Controllers with timers (DCQCN's rate-increase and alpha timers) say when they next want

@@ -129,6 +129,11 @@ bool Cubic::congestion_event(std::uint64_t flight_before) {
 }
 
 void Cubic::on_loss(const LossEvent& e) {
+  if (e.undo_start) {  // what on_loss_undone restores
+    undo_cwnd_ = cwnd_;
+    undo_ssthresh_ = ssthresh_;
+    undo_w_max_ = w_max_;
+  }
   const std::uint64_t flight_before = e.bytes_in_flight + e.lost_bytes;
   if (e.timeout) {
     congestion_event(flight_before);  // no-op when this episode already reduced
@@ -140,6 +145,19 @@ void Cubic::on_loss(const LossEvent& e) {
     return;
   }
   congestion_event(flight_before);
+}
+
+// The episode's resends were all spurious: back to the window before the reduction (Linux's
+// tcp_undo_cwnd_reduction with cubic's undo: cwnd = max(cwnd, prior), ssthresh = max(ssthresh,
+// prior), W_max as before), and out of recovery.
+void Cubic::on_loss_undone(Instant now) {
+  (void)now;
+  cwnd_ = std::max(cwnd_, undo_cwnd_);
+  ssthresh_ = std::max(ssthresh_, undo_ssthresh_);
+  w_max_ = undo_w_max_;
+  epoch_.reset();
+  episode_ = false;
+  in_recovery_ = false;
 }
 
 CcState Cubic::state() const {

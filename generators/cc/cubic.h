@@ -47,6 +47,7 @@ class Cubic final : public CongestionControl {
   void on_packet_sent(const SentEvent&) override {}
   void on_ack(const AckEvent& e) override;
   void on_loss(const LossEvent& e) override;
+  void on_loss_undone(Instant now) override;
 
   std::uint64_t cwnd_bytes() const override;
   BitRate pacing_rate() const override { return BitRate{0}; }
@@ -73,6 +74,10 @@ class Cubic final : public CongestionControl {
   double ssthresh_ = 1e18;
   double w_max_ = 0;
   double cwnd_prior_ = 0;
+  // Before the first reduction of the episode on_loss_undone may undo.
+  double undo_cwnd_ = 0;
+  double undo_ssthresh_ = 1e18;
+  double undo_w_max_ = 0;
   double k_ = 0;
   double w_est_ = 0;
   std::optional<Instant> epoch_;  // t_epoch: start of the current congestion avoidance stage

@@ -35,6 +35,7 @@ struct QpStats {
   std::uint64_t timeouts = 0;
   std::uint64_t loss_probes = 0;      // tail loss probes sent (RFC 8985 §7), new data or a resend
   std::uint64_t dsacks_received = 0;  // ACKs flagging a duplicate: a resend that was not needed
+  std::uint64_t loss_undos = 0;       // loss episodes undone: every resend was spurious
   std::uint64_t acks_received = 0;
   std::uint64_t naks_received = 0;
   std::uint64_t stale_naks_ignored = 0;  // NAKs for a PSN already resent after the NAK's trigger

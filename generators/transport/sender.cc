@@ -172,6 +172,9 @@ Segment Sender::transmit(Instant now, std::uint64_t psn, bool retransmission, Qp
   if (retransmission) {
     ++st.retransmitted_packets;
     st.retransmitted_bytes += p.wire;
+    if (undo_armed_) {
+      ++undo_retrans_;
+    }
   }
   cc_->on_packet_sent(cc::SentEvent{now, p.wire, in_flight_, retransmission});
 
@@ -331,6 +334,11 @@ void Sender::on_ack(Instant now, const Segment& s, QpOutputs& out) {
     if (s.dsack) {
       ++st.dsacks_received;
       reordering_seen_ = true;  // a resend was not needed: the original came late (Linux too)
+      if (undo_armed_ && undo_retrans_ > 0 && --undo_retrans_ == 0) {
+        undo_armed_ = false;
+        ++st.loss_undos;
+        cc_->on_loss_undone(now);
+      }
       if (dsack_round_ == 0) {
         reo_wnd_mult_ = std::min<std::uint32_t>(reo_wnd_mult_ + 1, 64);
         dsack_round_ = snd_max_;
@@ -341,6 +349,16 @@ void Sender::on_ack(Instant now, const Segment& s, QpOutputs& out) {
     }
   }
 
+  // The episode is over once everything outstanding at its losses is acknowledged. No resend
+  // outstanding then (none was needed: each "lost" packet arrived before its resend went out,
+  // or every resend was D-SACKed) means no loss at all: undo (Linux's tcp_may_undo with
+  // undo_retrans 0). With resends outstanding it stays armed: their D-SACKs come a round trip
+  // after them, and the next loss starts a new episode anyway.
+  if (undo_armed_ && snd_una_ >= undo_end_ && undo_retrans_ == 0) {
+    undo_armed_ = false;
+    ++st.loss_undos;
+    cc_->on_loss_undone(now);
+  }
   const std::uint64_t acked = delivered_ - delivered_before;
   if (acked > 0) {
     if (rtt.count() > 0) {
@@ -429,8 +447,29 @@ void Sender::rewind(Instant now, std::uint64_t from, bool timeout, QpOutputs& ou
     }
   }
   if (lost_bytes > 0 || timeout) {
-    cc_->on_loss(cc::LossEvent{now, lost_bytes, in_flight_, timeout});
+    const bool start = arm_undo(timeout);
+    cc_->on_loss(cc::LossEvent{now, lost_bytes, in_flight_, timeout, start});
   }
+}
+
+// A new episode arms the undo (true: this loss starts it); a loss while an episode's data is
+// still outstanding joins it, so one undo restores the window from before its first reduction.
+// An RTO disarms it (after a timeout the window restarts from one packet whatever the D-SACKs
+// say, as without F-RTO).
+bool Sender::arm_undo(bool timeout) {
+  if (timeout) {
+    undo_armed_ = false;
+    undo_retrans_ = 0;
+    return false;
+  }
+  if (!undo_armed_ || snd_una_ >= undo_end_) {  // not armed, or the last episode's data all acknowledged
+    undo_armed_ = true;
+    undo_retrans_ = 0;
+    undo_end_ = snd_max_;
+    return true;
+  }
+  undo_end_ = snd_max_;
+  return false;
 }
 
 // RFC 8985 §6.2 step 5 over the transmissions in order: those sent before the RACK packet
@@ -462,7 +501,8 @@ void Sender::detect_reorder_losses(Instant now, QpOutputs& out) {
     tx_order_.pop_discard();
   }
   if (lost_bytes > 0) {
-    cc_->on_loss(cc::LossEvent{now, lost_bytes, in_flight_, false});
+    const bool start = arm_undo(false);
+    cc_->on_loss(cc::LossEvent{now, lost_bytes, in_flight_, false, start});
   }
 }
 

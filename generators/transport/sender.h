@@ -99,6 +99,7 @@ class Sender {
   void mark_delivered(SentPacket& p, QpOutputs& out);
   void declare_lost(SentPacket& p, std::uint64_t psn, std::uint64_t& lost_bytes, QpOutputs& out);
   void rewind(Instant now, std::uint64_t from, bool timeout, QpOutputs& out);
+  bool arm_undo(bool timeout);
   void detect_reorder_losses(Instant now, QpOutputs& out);
   void clean_rtx_front();
 
@@ -125,7 +126,14 @@ class Sender {
   bool reordering_seen_ = false;
   std::uint32_t reo_wnd_mult_ = 1;
   std::uint32_t reo_wnd_persist_ = 0;
-  std::uint64_t dsack_round_ = 0;   // 0: none; else the PSN whose acknowledgement ends the round
+  std::uint64_t dsack_round_ = 0;  // 0: none; else the PSN whose acknowledgement ends the round
+  // Undo of a loss episode whose resends were all spurious (Linux's undo_marker/undo_retrans):
+  // armed when a loss (not an RTO) is declared outside an armed episode, counting its resends;
+  // each D-SACK takes one off, and at zero the controller's reduction is undone; so is an
+  // episode that ends (everything outstanding at its losses acknowledged) with none left.
+  bool undo_armed_ = false;
+  std::uint64_t undo_retrans_ = 0;
+  std::uint64_t undo_end_ = 0;      // snd_max when the episode began
   std::uint64_t recovery_end_ = 0;  // in recovery while snd_una_ < this
   std::uint64_t sacked_ = 0;        // packets above snd_una_ SACKed
   Instant reo_timer_ = kNever;
