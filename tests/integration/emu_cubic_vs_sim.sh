@@ -33,12 +33,7 @@ if ! emu_wait_forwarding; then
   fail "gradwall emu did not forward within ~10 s; its stderr: $(<emu.err)"
   finish
 fi
-ip netns exec gw-b iperf3 -s -B 198.18.0.2 -p 5201 >server.out 2>&1 &
-EMU_EXTRA_PIDS+=("$!")
-for _ in $(seq 1 50); do
-  ip netns exec gw-b ss -Hltn 'sport = :5201' | grep -q LISTEN && break
-  sleep 0.1
-done
+emu_iperf_server
 run ip netns exec gw-a iperf3 -c 198.18.0.2 -p 5201 -t 10 -C cubic -J
 ((rc == 0)) || fail "iperf3 -C cubic exited $rc: $(tail -c 2000 <<<"$out") $err"
 echo "$out" >iperf.json

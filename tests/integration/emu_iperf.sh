@@ -35,13 +35,7 @@ if ! emu_wait_forwarding; then
   finish
 fi
 
-# `ip netns exec` execs iperf3, so $! is the server itself.
-ip netns exec gw-b iperf3 -s -B 198.18.0.2 -p 5201 >server.out 2>&1 &
-EMU_EXTRA_PIDS+=("$!")
-for _ in $(seq 1 50); do
-  ip netns exec gw-b ss -Hltn 'sport = :5201' | grep -q LISTEN && break
-  sleep 0.1
-done
+emu_iperf_server
 
 for cc in cubic bbr; do
   run ip netns exec gw-a iperf3 -c 198.18.0.2 -p 5201 -t 5 -C "$cc" -J

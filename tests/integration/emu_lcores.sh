@@ -34,12 +34,7 @@ if ! emu_wait_forwarding; then
 fi
 grep -q 'b_to_a on lcore 1' emu.err || fail "stderr does not say b_to_a runs on lcore 1: $(<emu.err)"
 
-ip netns exec gw-b iperf3 -s -B 198.18.0.2 -p 5201 >server.out 2>&1 &
-EMU_EXTRA_PIDS+=("$!")
-for _ in $(seq 1 50); do
-  ip netns exec gw-b ss -Hltn 'sport = :5201' | grep -q LISTEN && break
-  sleep 0.1
-done
+emu_iperf_server
 ip netns exec gw-a ping -q -c 200 -i 0.01 198.18.0.2 >ping.txt 2>&1 &
 ping_pid=$!
 run ip netns exec gw-a iperf3 -c 198.18.0.2 -p 5201 -t 2 -P 2

@@ -18,6 +18,8 @@
 #                      the test's own traffic crosses the emulator (no ARP probes, no RS/MLD)
 #   emu_stderr_port WHAT  waits (~10 s) for emu.err to name the port of WHAT ("metrics",
 #                      "control endpoint") and prints it
+#   emu_iperf_server   an iperf3 server in gw-b on 198.18.0.2:5201 (output to server.out, its
+#                      pid in EMU_EXTRA_PIDS), waiting (~5 s) until it listens
 #   emu_wait_forwarding  polls one ping gw-a -> gw-b until answered (~10 s); 1 if never
 #   emu_wait_exit        waits for the emulator (it ends by --duration); sets emu_rc, fails
 #                        unless it exited 0
@@ -101,6 +103,17 @@ emu_stderr_port() {
 }
 
 # Until it forwards (EAL start, ARP through the emulator): one ping answered.
+emu_iperf_server() {
+  # `ip netns exec` execs iperf3, so $! is the server itself.
+  ip netns exec gw-b iperf3 -s -B 198.18.0.2 -p 5201 >server.out 2>&1 &
+  EMU_EXTRA_PIDS+=("$!")
+  local _
+  for _ in $(seq 1 50); do
+    ip netns exec gw-b ss -Hltn 'sport = :5201' | grep -q LISTEN && break
+    sleep 0.1
+  done
+}
+
 emu_wait_forwarding() {
   for _ in $(seq 1 40); do
     if ip netns exec gw-a ping -c 1 -W 1 198.18.0.2 >/dev/null 2>&1; then
