@@ -20,6 +20,7 @@
 #include "harness/scenario.h"
 #include "harness/sim_runner.h"
 #include "reports/report.h"
+#include "reports/text.h"
 #include "reports/writers.h"
 
 namespace gw {
@@ -128,6 +129,29 @@ void print_gpu(const nlohmann::json& report, std::ostream& os) {
     os << "; slowdown " << g.at("slowdown_vs_ideal").get<double>() << "x";
   }
   os << std::defaultfloat << "\n";
+}
+
+// Per op, where the time went, the unimpaired network's beside it (docs/reports.md).
+void print_attribution(const nlohmann::json& report, std::ostream& os) {
+  bool header = false;
+  for (const nlohmann::json& op : report.at("collectives").at("ops")) {
+    const nlohmann::json& a = op.value("attribution", nlohmann::json());
+    if (a.is_null()) {
+      continue;
+    }
+    if (!header) {
+      os << "\nwhere the time went (mean CCT, parts of at least 1 %):\n";
+      header = true;
+    }
+    os << "  " << op.at("key").get<std::string>() << ": "
+       << reports::duration_text(a.at("mean_cct_ns").get<double>()) << " = " << reports::attribution_text(a)
+       << "\n";
+    const nlohmann::json& b = op.value("baseline_attribution", nlohmann::json());
+    if (!b.is_null()) {
+      os << "    unimpaired: " << reports::duration_text(b.at("mean_cct_ns").get<double>()) << " = "
+         << reports::attribution_text(b) << "\n";
+    }
+  }
 }
 
 void print_checks(const nlohmann::json& report, std::ostream& os) {
@@ -468,6 +492,7 @@ int cmd_run(const Args& args) {
     if (result_json.contains("tcp_baselines")) {
       print_baselines(result_json["tcp_baselines"], std::cout);
     }
+    print_attribution(report, std::cout);
     print_gpu(report, std::cout);
     print_checks(report, std::cout);
     std::cout << "\nwrote";

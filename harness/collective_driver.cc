@@ -132,12 +132,18 @@ void CollectiveDriver::start_item(std::uint32_t item, Instant now) {
     rec.predicted = coll::predicted_time(w.collective, placement_, links_);
     rec.predicted_network = rec.predicted;
   }
+  coll::LinkModel latency = links_;
+  for (coll::AlphaBeta& m : latency.pair) {
+    m.beta_ns_per_byte = 0;
+  }
+  rec.predicted_propagation = coll::predicted_time(w.collective, placement_, latency);
+  op.wan_at_start = net_->wan_ledger(now);
   op.record = ops_.size();
   ops_.push_back(rec);
   running_.push_back(std::move(op));
   const auto index = static_cast<std::uint32_t>(running_.size() - 1);
   if (n == 0) {
-    ops_.back().end = now;
+    finish_op(running_.back(), now);
     finish_item(item, now);
     return;
   }
@@ -192,9 +198,22 @@ void CollectiveDriver::delivered(std::uint64_t network_message, Instant now) {
     }
   }
   if (op.steps_done == op.schedule.steps.size()) {
-    ops_[op.record].end = now;
+    finish_op(op, now);
     finish_item(op.item, now);
   }
+}
+
+void CollectiveDriver::finish_op(RunningOp& op, Instant now) {
+  OpRecord& rec = ops_[op.record];
+  rec.end = now;
+  std::optional<WanLedger> wan = net_->wan_ledger(now);
+  if (wan && op.wan_at_start) {
+    *wan -= *op.wan_at_start;
+  } else {
+    wan.reset();
+  }
+  rec.attribution = attribute_time(
+      rec.end - rec.start, ModelTimes{rec.predicted_propagation, rec.predicted_network, rec.predicted}, wan);
 }
 
 void CollectiveDriver::wake(Instant now) {

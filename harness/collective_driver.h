@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,7 @@
 #include "core/event_loop.h"
 #include "generators/collectives/collective.h"
 #include "generators/collectives/nccl.h"
+#include "harness/time_attribution.h"
 
 namespace gw {
 
@@ -30,6 +32,13 @@ class MessageService {
   // passed to CollectiveDriver::delivered.
   virtual std::uint64_t send(std::uint32_t src, std::uint32_t dst, std::uint32_t channel, std::uint64_t bytes,
                              Traffic traffic, Instant now) = 0;
+  // What the data connections between regions have done up to `now` (their senders' states
+  // and counters, summed), for attributing each op's time; nullopt when the service cannot
+  // see its senders (a live run: they are in the endpoints).
+  virtual std::optional<WanLedger> wan_ledger(Instant now) const {
+    (void)now;
+    return std::nullopt;
+  }
 };
 
 // One item of an iteration: a compute phase (all ranks, or rank `rank`, busy for `compute`), a
@@ -63,8 +72,10 @@ struct OpRecord {
   Instant end{};
   // The α-β prediction: the slower of the two bounds below (docs/collectives.md).
   Duration predicted{0};
-  Duration predicted_network{0};  // the links alone (with the protocol's wire overhead)
-  Duration predicted_window{0};   // NCCL's window per round trip alone; 0 without the NCCL model
+  Duration predicted_network{0};      // the links alone (with the protocol's wire overhead)
+  Duration predicted_window{0};       // NCCL's window per round trip alone; 0 without the NCCL model
+  Duration predicted_propagation{0};  // the prediction's latency terms alone (β = 0)
+  TimeAttribution attribution;        // where end - start went, once the op is done
 };
 
 // A point-to-point transfer's start and arrival.
@@ -123,6 +134,7 @@ class CollectiveDriver final : public Wakeable {
     std::vector<std::uint32_t> waiting;                  // per step: deps not yet done
     std::vector<std::vector<std::uint32_t>> dependents;  // per step
     std::size_t steps_done = 0;
+    std::optional<WanLedger> wan_at_start;
   };
   struct MessageRef {
     std::uint32_t op = 0;  // index into running_, or the item of a point-to-point transfer
@@ -135,6 +147,7 @@ class CollectiveDriver final : public Wakeable {
   void start_item(std::uint32_t item, Instant now);
   void finish_item(std::uint32_t item, Instant now);
   void launch(std::uint32_t op, std::uint32_t step, Instant now);
+  void finish_op(RunningOp& op, Instant now);
   std::uint64_t send(std::uint32_t src, std::uint32_t dst, std::uint32_t channel, std::uint64_t bytes,
                      bool p2p, Instant now);
 

@@ -262,6 +262,9 @@ nlohmann::json fill_collectives(const CollectiveDriver& driver, SimResult& r) {
     c.predicted_ns = ns_of(op.predicted);
     c.predicted_network_ns = ns_of(op.predicted_network);
     c.predicted_window_ns = op.predicted_window.count() > 0 ? ns_of(op.predicted_window) : -1;
+    if (op.end >= op.start) {
+      c.attribution = op.attribution;
+    }
     c.busbw_factor = coll::busbw_factor(op.spec.op, op.ranks);
     r.collectives.push_back(c);
   }

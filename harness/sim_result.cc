@@ -98,6 +98,18 @@ nlohmann::json to_json(const SimResult& r) {
   series["hops"] = std::move(hop_series);
   nlohmann::json collectives = nlohmann::json::array();
   for (const CollectiveOpResult& c : r.collectives) {
+    nlohmann::json attribution = nullptr;
+    if (c.attribution) {
+      const TimeAttribution& a = *c.attribution;
+      nlohmann::json parts = nlohmann::json::object();
+      for (std::size_t i = 0; i < kTimeParts; ++i) {
+        parts[std::string(time_part_name(static_cast<TimePart>(i)))] = ns_of(a.part[i]);
+      }
+      attribution = {{"parts_ns", std::move(parts)},     {"transport_measured", a.transport_measured},
+                     {"retransmits", a.wan.retransmits}, {"timeouts", a.wan.timeouts},
+                     {"cc_cuts", a.wan.chrono.cc_cuts},  {"cnps", a.wan.cnps},
+                     {"ce_bytes", a.wan.chrono.ce_bytes}};
+    }
     collectives.push_back(
         {{"name", c.name},
          {"op", c.op},
@@ -112,7 +124,8 @@ nlohmann::json to_json(const SimResult& r) {
          {"predicted_network_ns", c.predicted_network_ns},
          {"predicted_window_ns",
           c.predicted_window_ns >= 0 ? nlohmann::json(c.predicted_window_ns) : nlohmann::json()},
-         {"busbw_factor", c.busbw_factor}});
+         {"busbw_factor", c.busbw_factor},
+         {"attribution", std::move(attribution)}});
   }
   nlohmann::json iterations = nlohmann::json::array();
   for (const IterationResult& i : r.iterations) {

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,7 @@
 #include "core/stats.h"
 #include "core/time.h"
 #include "emulator/fabric/network.h"
+#include "harness/time_attribution.h"
 
 namespace gw {
 
@@ -95,7 +97,8 @@ struct CollectiveOpResult {
   // round trip (-1: NCCL's buffers not modelled).
   std::int64_t predicted_network_ns = 0;
   std::int64_t predicted_window_ns = -1;
-  double busbw_factor = 0;  // nccl-tests
+  double busbw_factor = 0;                     // nccl-tests
+  std::optional<TimeAttribution> attribution;  // where end - start went; absent if unfinished
 };
 
 // Background traffic of one class, summed over its flows.

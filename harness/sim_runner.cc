@@ -211,6 +211,7 @@ class SimRun final : public fabric::Receiver, public Wakeable, public MessageSer
  public:
   std::uint64_t send(std::uint32_t src, std::uint32_t dst, std::uint32_t channel, std::uint64_t bytes,
                      Traffic traffic, Instant now) override;
+  std::optional<WanLedger> wan_ledger(Instant now) const override;
 
  private:
   void sample(Instant now);
@@ -231,6 +232,7 @@ class SimRun final : public fabric::Receiver, public Wakeable, public MessageSer
   std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>, std::size_t> connection_of_;
   std::uint64_t next_message_ = 0;
   std::unique_ptr<CollectiveDriver> driver_;
+  std::vector<const Flow*> wan_connections_;  // a collective's data connections between regions
   LogHistogram one_way_delay_;
   // qp number -> (flow, is the sender)
   std::vector<std::pair<std::uint32_t, bool>> qp_owner_;
@@ -425,12 +427,27 @@ std::uint64_t SimRun::send(std::uint32_t src, std::uint32_t dst, std::uint32_t c
     f.control = traffic == Traffic::kControl;
     track(f);
     it = connection_of_.emplace(key, f.id).first;
+    if (!f.control && f.src.region != f.dst.region) {
+      wan_connections_.push_back(&f);
+    }
   }
   Flow& f = flows_[it->second];
   const std::uint64_t id = next_message_++;
   f.sender->post_message(now, id, bytes);
   host(f.src).touch(f.sender_slot, now);
   return id;
+}
+
+std::optional<WanLedger> SimRun::wan_ledger(Instant now) const {
+  WanLedger l;
+  for (const Flow* f : wan_connections_) {
+    l.chrono += f->sender->send_chrono(now);
+    const transport::QpStats& st = f->sender->stats();
+    l.retransmits += st.retransmitted_packets;
+    l.timeouts += st.timeouts;
+    l.cnps += st.cnps_received;
+  }
+  return l;
 }
 
 Instant SimRun::next_start() const {
@@ -720,6 +737,9 @@ SimResult SimRun::run() {
       c.predicted_ns = ns_of(op.predicted);
       c.predicted_network_ns = ns_of(op.predicted_network);
       c.predicted_window_ns = op.predicted_window.count() > 0 ? ns_of(op.predicted_window) : -1;
+      if (op.end >= op.start) {
+        c.attribution = op.attribution;
+      }
       c.busbw_factor = coll::busbw_factor(op.spec.op, op.ranks);
       r.collectives.push_back(c);
     }

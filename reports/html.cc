@@ -5,8 +5,11 @@
 #include <map>
 #include <optional>
 #include <sstream>
+#include <string_view>
+#include <vector>
 
 #include "reports/compare.h"
+#include "reports/result_input.h"
 #include "reports/svg.h"
 #include "reports/text.h"
 
@@ -121,6 +124,54 @@ void collectives(std::ostringstream& os, const json& report, const json& result)
         "factor. predicted = the &alpha;-&beta; bound: the slower of the links and NCCL's window (one "
         "buffer per round trip per channel), marked (NCCL window) when the window binds.</p>\n"
      << cct_cdf(result);
+}
+
+// Per op, where the time went: a stacked bar of the mean parts, the unimpaired network's bar
+// beside it, and the shares in a table (docs/reports.md "Where the time went").
+void attribution(std::ostringstream& os, const json& report) {
+  std::vector<Bar> bars;
+  std::ostringstream rows;
+  for (const json& op : report["collectives"]["ops"]) {
+    for (const char* which : {"attribution", "baseline_attribution"}) {
+      const json& a = op.value(which, json());
+      if (a.is_null()) {
+        continue;
+      }
+      const bool impaired = std::string_view(which) == "attribution";
+      const std::string label = op["op"].get<std::string>() + " " + bytes_text(op["bytes"].get<double>());
+      Bar bar{impaired ? label : "unimpaired", {}};
+      rows << "<tr><td class=\"l\">" << esc(label) << "</td><td class=\"l\">"
+           << (impaired ? "impaired" : "unimpaired") << "</td><td>"
+           << duration_text(a["mean_cct_ns"].get<double>()) << "</td>";
+      for (const std::string_view part : kTimePartNames) {
+        bar.parts.push_back(a["parts_ns"][std::string(part)].get<double>() / 1e6);
+        rows << "<td>" << fixed(a["shares"][std::string(part)].get<double>() * 100, 1) << " %</td>";
+      }
+      rows << "<td>" << a["retransmits"] << "</td><td>" << a["timeouts"] << "</td></tr>\n";
+      bars.push_back(std::move(bar));
+    }
+  }
+  if (bars.empty()) {
+    return;
+  }
+  std::vector<std::string> names;
+  os << "<h2>Where the time went</h2><div class=\"wide\"><table><tr><th class=\"l\">op</th><th "
+        "class=\"l\">network</th><th>mean CCT</th>";
+  for (const std::string_view part : kTimePartNames) {
+    names.push_back(time_part_label(part));
+    os << "<th>" << esc(names.back()) << "</th>";
+  }
+  os << "<th>retransmits</th><th>RTOs</th></tr>\n"
+     << rows.str() << "</table></div>"
+     << figure("plot-attribution",
+               svg_stacked_bars({"Where each op's time went (mean CCT)", "op", "time", tick_text,
+                                 [](double v) { return v == 0 ? std::string("0") : duration_text(v * 1e6); }},
+                                names, bars))
+     << "<p>propagation and serialization: what a perfect transport still spends (the &alpha;-&beta; "
+        "model's latency and bandwidth terms); NCCL window: what NCCL's buffers add over the links; "
+        "queueing, cwnd window, CC cuts, loss recovery: the time beyond the model, split by what the WAN "
+        "senders measured; other: beyond the model and unexplained by them. Retransmits and RTOs: the WAN "
+        "connections', over these ops.</p>\n";
 }
 
 void gpu(std::ostringstream& os, const json& report) {
@@ -337,6 +388,7 @@ std::string write_html(const json& report, const json& result) {
     os << "</ul>\n";
   }
   collectives(os, report, result);
+  attribution(os, report);
   tcp_baselines(os, report);
   gpu(os, report);
   packets(os, report);

@@ -2,6 +2,7 @@
 #include "reports/report.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <map>
 #include <sstream>
@@ -77,6 +78,60 @@ std::optional<std::int64_t> predicted(
   return nearest_rank(v, 0.5);
 }
 
+// Where the group's time went: each part's mean over the ops that carry an attribution (so the
+// parts add up to their mean CCT), the share of each, and the largest; null when none does.
+json attribution_json(const std::vector<const CollectiveRecord*>& cs) {
+  std::array<double, kTimePartNames.size()> sum{};
+  double cct = 0;
+  std::size_t n = 0;
+  bool measured = true;
+  std::uint64_t retransmits = 0;
+  std::uint64_t timeouts = 0;
+  std::uint64_t cuts = 0;
+  std::uint64_t cnps = 0;
+  for (const CollectiveRecord* c : cs) {
+    if (!c->attribution) {
+      continue;
+    }
+    const AttributionRecord& a = *c->attribution;
+    for (std::size_t i = 0; i < sum.size(); ++i) {
+      sum[i] += static_cast<double>(a.parts[i].count());
+    }
+    cct += static_cast<double>(c->cct.count());
+    measured = measured && a.transport_measured;
+    retransmits += a.retransmits;
+    timeouts += a.timeouts;
+    cuts += a.cc_cuts;
+    cnps += a.cnps;
+    ++n;
+  }
+  if (n == 0) {
+    return nullptr;
+  }
+  json parts = json::object();
+  json shares = json::object();
+  std::size_t largest = 0;
+  std::size_t largest_excess = 2;  // beyond what an ideal transport spends (propagation, serialization)
+  for (std::size_t i = 0; i < sum.size(); ++i) {
+    const double mean = sum[i] / static_cast<double>(n);
+    parts[std::string(kTimePartNames[i])] = std::llround(mean);
+    shares[std::string(kTimePartNames[i])] = cct > 0 ? sum[i] / cct : 0.0;
+    largest = sum[i] > sum[largest] ? i : largest;
+    largest_excess = i >= 2 && sum[i] > sum[largest_excess] ? i : largest_excess;
+  }
+  return {{"ops", n},
+          {"mean_cct_ns", std::llround(cct / static_cast<double>(n))},
+          {"parts_ns", std::move(parts)},
+          {"shares", std::move(shares)},
+          {"largest", kTimePartNames[largest]},
+          {"largest_excess", sum[largest_excess] > 0 ? json(kTimePartNames[largest_excess]) : json(nullptr)},
+          {"transport_measured", measured},
+          {"retransmits", retransmits},
+          {"timeouts", timeouts},
+          {"cc_cuts", cuts},
+          {"cnps", cnps}};
+}
+
 json collectives_section(const ResultInput& in) {
   const auto baseline = group(in.baseline_collectives);
   json ops = json::array();
@@ -109,7 +164,8 @@ json collectives_section(const ResultInput& in) {
         {"predicted_window_ns", pred_window ? json(*pred_window) : json(nullptr)},
         {"bound", bound},
         {"measured_over_predicted",
-         pred ? null_or(ratio(static_cast<double>(cct.p50), static_cast<double>(*pred))) : json(nullptr)}};
+         pred ? null_or(ratio(static_cast<double>(cct.p50), static_cast<double>(*pred))) : json(nullptr)},
+        {"attribution", attribution_json(cs)}};
     const auto b = baseline.find(key);
     if (b != baseline.end()) {
       const Percentiles base = cct_percentiles(b->second);
@@ -118,11 +174,13 @@ json collectives_section(const ResultInput& in) {
       const auto base_algbw = ratio(static_cast<double>(std::get<2>(key)), static_cast<double>(base.p50));
       op["baseline_busbw_GBps"] = base_algbw ? json(*base_algbw * factor) : json(nullptr);
       op["cct_p50_vs_baseline"] = null_or(ratio(static_cast<double>(cct.p50), static_cast<double>(base.p50)));
+      op["baseline_attribution"] = attribution_json(b->second);
     } else {
       op["baseline_cct_p50_ns"] = nullptr;
       op["baseline_cct_p99_ns"] = nullptr;
       op["baseline_busbw_GBps"] = nullptr;
       op["cct_p50_vs_baseline"] = nullptr;
+      op["baseline_attribution"] = nullptr;
     }
     ops.push_back(std::move(op));
   }

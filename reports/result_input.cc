@@ -75,6 +75,29 @@ CollectiveRecord collective_of(const JsonReader& r) {
     }
   }
   c.busbw_factor = r.number("busbw_factor", 0, 1e6);
+  if (r.has("attribution") && !r.raw().at("attribution").is_null()) {
+    const JsonReader a = r.object("attribution");
+    const JsonReader parts = a.object("parts_ns");
+    AttributionRecord rec;
+    Duration sum{0};
+    for (std::size_t i = 0; i < kTimePartNames.size(); ++i) {
+      rec.parts[i] = nanoseconds(parts, kTimePartNames[i]);
+      if (rec.parts[i] < Duration{0}) {
+        parts.fail(kTimePartNames[i], "must not be negative");
+      }
+      sum += rec.parts[i];
+    }
+    if (sum != c.cct) {
+      a.fail("parts_ns", "must add up to end_ns - start_ns (" + std::to_string(sum.count()) +
+                             " != " + std::to_string(c.cct.count()) + ")");
+    }
+    rec.transport_measured = a.boolean("transport_measured", false);
+    rec.retransmits = optional_count(a, "retransmits");
+    rec.timeouts = optional_count(a, "timeouts");
+    rec.cc_cuts = optional_count(a, "cc_cuts");
+    rec.cnps = optional_count(a, "cnps");
+    c.attribution = rec;
+  }
   return c;
 }
 

@@ -4,10 +4,12 @@
 // Keys this reader does not know are ignored, so reports keep working as results grow.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -17,6 +19,20 @@
 #include "core/time.h"
 
 namespace gw::reports {
+
+// Where an op's time went (result.json `attribution`, harness/time_attribution.h): the parts
+// in this order, which add up to its CCT.
+inline constexpr std::array<std::string_view, 8> kTimePartNames = {
+    "propagation", "serialization", "nccl_window",   "queueing",
+    "cwnd_window", "cc_cuts",       "loss_recovery", "other"};
+struct AttributionRecord {
+  std::array<Duration, kTimePartNames.size()> parts{};
+  bool transport_measured = false;
+  std::uint64_t retransmits = 0;
+  std::uint64_t timeouts = 0;
+  std::uint64_t cc_cuts = 0;
+  std::uint64_t cnps = 0;
+};
 
 struct CollectiveRecord {
   std::string name;
@@ -30,7 +46,8 @@ struct CollectiveRecord {
   // Its bounds: the links, and NCCL's window (absent in older results or without the model).
   std::optional<Duration> predicted_network;
   std::optional<Duration> predicted_window;
-  double busbw_factor = 1;  // nccl-tests: 2(n-1)/n for all-reduce, ...
+  double busbw_factor = 1;                       // nccl-tests: 2(n-1)/n for all-reduce, ...
+  std::optional<AttributionRecord> attribution;  // absent in older results
 };
 
 struct IterationRecord {

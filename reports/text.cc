@@ -1,8 +1,11 @@
 #include "reports/text.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <sstream>
+#include <utility>
+#include <vector>
 
 namespace gw::reports {
 namespace {
@@ -71,6 +74,38 @@ std::string value_text(const nlohmann::json& v) {
     return significant(v.get<double>(), 4);
   }
   return "-";
+}
+
+std::string time_part_label(std::string_view part) {
+  if (part == "nccl_window") {
+    return "NCCL window";
+  }
+  if (part == "cc_cuts") {
+    return "CC cuts";
+  }
+  std::string out(part);
+  std::replace(out.begin(), out.end(), '_', ' ');
+  return out;
+}
+
+std::string attribution_text(const nlohmann::json& attribution) {
+  if (!attribution.is_object()) {
+    return "-";
+  }
+  std::vector<std::pair<double, std::string>> shares;
+  for (const auto& [part, share] : attribution.at("shares").items()) {
+    if (share.get<double>() >= 0.01) {
+      shares.emplace_back(share.get<double>(), part);
+    }
+  }
+  std::stable_sort(shares.begin(), shares.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::string out;
+  for (const auto& [share, part] : shares) {
+    out += (out.empty() ? "" : ", ") + time_part_label(part) + " " +
+           std::to_string(std::lround(share * 100)) + "%";
+  }
+  return out.empty() ? "-" : out;
 }
 
 std::string xml_escape(std::string_view s) {

@@ -19,6 +19,12 @@ std::string rate_text(double bps);
 // A threshold value or measurement: true/false, a number with 4 significant digits, or "-".
 std::string value_text(const nlohmann::json& v);
 
+// Where an op's time went (report.json `attribution`): its parts of at least 1 %, largest
+// first, as "loss recovery 52%, NCCL window 20%, propagation 15%, ..."; "-" for null.
+std::string attribution_text(const nlohmann::json& attribution);
+// A part's name for people: "NCCL window" for nccl_window, "CC cuts" for cc_cuts, ...
+std::string time_part_label(std::string_view part);
+
 // XML/HTML text and attribute escaping (&, <, >, ", ').
 std::string xml_escape(std::string_view s);
 // A Markdown table cell: "|" escaped and newlines folded.

@@ -2,8 +2,10 @@
 
 #include <cstdio>
 #include <sstream>
+#include <string_view>
 
 #include "reports/html.h"
+#include "reports/result_input.h"
 #include "reports/text.h"
 
 namespace gw::reports {
@@ -89,6 +91,43 @@ void md_collectives(std::ostringstream& os, const json& ops) {
                                                : duration_text(op["baseline_cct_p50_ns"].get<double>()))
        << " | " << fixed(op["busbw_GBps"], 2) << " | " << fixed(op["measured_over_predicted"], 2) << " |\n";
   }
+}
+
+// Per op, where the time went (the mean of each part), the unimpaired network's below it.
+void md_attribution(std::ostringstream& os, const json& ops) {
+  bool any = false;
+  for (const json& op : ops) {
+    any = any || !op.value("attribution", json()).is_null();
+  }
+  if (!any) {
+    return;
+  }
+  os << "\n### Where the time went\n\n| op | size | network | mean CCT |";
+  for (const std::string_view part : kTimePartNames) {
+    os << " " << time_part_label(part) << " |";
+  }
+  os << "\n|---|---|---|---|";
+  for (std::size_t i = 0; i < kTimePartNames.size(); ++i) {
+    os << "---|";
+  }
+  os << "\n";
+  for (const json& op : ops) {
+    for (const char* which : {"attribution", "baseline_attribution"}) {
+      const json& a = op.value(which, json());
+      if (a.is_null()) {
+        continue;
+      }
+      os << "| " << md_cell(op["op"].get<std::string>()) << " | " << bytes_text(op["bytes"].get<double>())
+         << " | " << (std::string_view(which) == "attribution" ? "impaired" : "unimpaired") << " | "
+         << duration_text(a["mean_cct_ns"].get<double>()) << " |";
+      for (const std::string_view part : kTimePartNames) {
+        os << " " << fixed(a["shares"][std::string(part)].get<double>() * 100, 1) << " % |";
+      }
+      os << "\n";
+    }
+  }
+  os << "\nEach part is a share of the mean CCT; the parts add up to it (docs/reports.md, \"Where the "
+        "time went\").\n";
 }
 
 void md_gpu(std::ostringstream& os, const json& gpu) {
@@ -196,6 +235,7 @@ std::string write_summary_md(const json& report) {
   }
   if (!report["collectives"]["ops"].empty()) {
     md_collectives(os, report["collectives"]["ops"]);
+    md_attribution(os, report["collectives"]["ops"]);
   }
   if (report.contains("tcp_baselines")) {
     md_tcp_baselines(os, report["tcp_baselines"]);

@@ -2,6 +2,7 @@
 // receive halves (sender.h, receiver.h), which append to one QpOutputs owned by the QueuePair.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -54,6 +55,58 @@ struct QpStats {
   std::uint64_t acks_sent = 0;
   std::uint64_t naks_sent = 0;
   std::uint64_t cnps_sent = 0;
+};
+
+// Where a sender's time went, the idea of Linux's TCP_CHRONO (tcp_chrono_start() in
+// net/ipv4/tcp_output.c: busy, rwnd-limited, sndbuf-limited), with the states a collective's
+// time is attributed to (docs/reports.md "Where the time went"). At every instant a sender is
+// in exactly one state:
+//  - kIdle: nothing unacknowledged and nothing to send;
+//  - kBusy: packets in flight or being sent, nothing holding the next one back but the NIC
+//    or pacing at the controller's own rate (the network at work: propagation, serialization,
+//    queueing);
+//  - kCwndLimited: new data waiting, the congestion window full;
+//  - kCcLimited: the same, or pacing holding it, while the window (or, after a CNP, the rate)
+//    is still below its level before the controller's last cut on a congestion signal other
+//    than loss (CE marks, delay, INT, CNP);
+//  - kRecovery: lost packets waiting to be resent, a loss episode unfinished, or new data held
+//    by a window (or rate) still below its level before a loss cut it; when an RTO fires, the
+//    time since the last acknowledgement of new data moves here too (it was spent waiting for
+//    the timer).
+enum class SendState : std::uint8_t { kIdle, kBusy, kCwndLimited, kCcLimited, kRecovery };
+inline constexpr std::size_t kSendStates = 5;
+
+struct SendChrono {
+  std::array<Duration, kSendStates> time{};
+  // The standing queue (RFC 8289's minimum over an interval): per round of one SRTT, the least
+  // (RTT sample - min RTT) of the round, summed once per sample of the round; and the min RTT,
+  // summed likewise. Their ratio is the path's latency inflation by queues that persist.
+  Duration rtt_queueing{0};
+  Duration rtt_base{0};
+  std::uint64_t cc_cuts = 0;   // window or rate reductions on a signal other than loss
+  std::uint64_t ce_bytes = 0;  // acknowledged bytes the peer saw CE-marked
+  Duration& operator[](SendState s) { return time[static_cast<std::size_t>(s)]; }
+  Duration operator[](SendState s) const { return time[static_cast<std::size_t>(s)]; }
+  SendChrono& operator+=(const SendChrono& o) {
+    for (std::size_t i = 0; i < kSendStates; ++i) {
+      time[i] += o.time[i];
+    }
+    rtt_queueing += o.rtt_queueing;
+    rtt_base += o.rtt_base;
+    cc_cuts += o.cc_cuts;
+    ce_bytes += o.ce_bytes;
+    return *this;
+  }
+  SendChrono& operator-=(const SendChrono& o) {
+    for (std::size_t i = 0; i < kSendStates; ++i) {
+      time[i] -= o.time[i];
+    }
+    rtt_queueing -= o.rtt_queueing;
+    rtt_base -= o.rtt_base;
+    cc_cuts -= o.cc_cuts;
+    ce_bytes -= o.ce_bytes;
+    return *this;
+  }
 };
 
 // Where both halves put what they produce; the QueuePair drains `control` first in poll().

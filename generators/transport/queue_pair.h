@@ -55,6 +55,8 @@ class QueuePair {
   std::uint64_t bytes_in_flight() const { return sender_.bytes_in_flight(); }
   Duration srtt() const { return sender_.rtt().srtt(); }
   Duration rto() const { return sender_.rtt().rto(); }
+  // Where the sending half's time went up to `now` (qp_types.h).
+  SendChrono send_chrono(Instant now) const { return sender_.chrono(now); }
   std::uint32_t local_qp() const { return local_qp_; }
   std::uint32_t remote_qp() const { return remote_qp_; }
 

@@ -44,6 +44,96 @@ Sender::Sender(const TransportConfig& cfg, std::uint32_t local_qp, std::uint32_t
 
 void Sender::post(Instant now, std::uint64_t msg_id, std::uint64_t bytes) {
   msgs_.push_back(OutMessage{msg_id, bytes, now, 0});
+  settle(now);
+}
+
+SendChrono Sender::chrono(Instant now) const {
+  SendChrono c = chrono_;
+  if (now > state_since_) {
+    c[state_] += now - state_since_;
+  }
+  return c;
+}
+
+void Sender::account(Instant now) {
+  if (now > state_since_) {
+    const Duration d = now - state_since_;
+    chrono_[state_] += d;
+    since_progress_[static_cast<std::size_t>(state_)] += d;
+    state_since_ = now;
+  }
+}
+
+void Sender::settle(Instant now) {
+  account(now);
+  state_ = classify(now);
+}
+
+SendState Sender::classify(Instant now) {
+  if (snd_una_ == snd_max_ && seg_msg_ >= msgs_.size()) {
+    return SendState::kIdle;
+  }
+  if (!rtx_.empty() || in_recovery()) {
+    return SendState::kRecovery;
+  }
+  if (cut_cwnd_ != 0 && cc_->cwnd_bytes() >= cut_cwnd_) {
+    cut_cwnd_ = 0;
+  }
+  const BitRate rate = cc_->pacing_rate();
+  if (cut_rate_ != 0 && (rate.unlimited() || rate.bps >= cut_rate_)) {
+    cut_rate_ = 0;
+  }
+  if (cut_cwnd_ == 0 && cut_rate_ == 0) {
+    cut_by_loss_ = false;
+  }
+  const std::uint32_t wire = next_new_wire();
+  if (wire == 0) {
+    return SendState::kBusy;  // draining: everything sent, waiting for acknowledgements
+  }
+  const bool cut = cut_cwnd_ != 0 || cut_rate_ != 0;
+  const SendState held = !cut           ? SendState::kCwndLimited
+                         : cut_by_loss_ ? SendState::kRecovery
+                                        : SendState::kCcLimited;
+  if (!window_allows(wire)) {
+    return held;
+  }
+  return cut && now < next_send_ ? held : SendState::kBusy;
+}
+
+// The standing queue as CoDel sees it (RFC 8289 §3.1: the minimum sojourn over an interval):
+// per round (one SRTT), the least queueing delay any sample saw, counted once per sample. A
+// step's own burst queues behind itself (its serialization, which the model has) and its
+// first packets see none; a queue that persists through a round is one every packet waits in.
+void Sender::note_queueing(Instant now, Duration rtt) {
+  if (now >= queue_round_end_ && queue_round_samples_ > 0) {
+    chrono_.rtt_queueing += queue_round_min_ * static_cast<std::int64_t>(queue_round_samples_);
+    chrono_.rtt_base += rtt_.min_rtt() * static_cast<std::int64_t>(queue_round_samples_);
+    queue_round_samples_ = 0;
+  }
+  if (queue_round_samples_ == 0) {
+    queue_round_end_ = now + rtt_.srtt();
+    queue_round_min_ = rtt - rtt_.min_rtt();
+  }
+  queue_round_min_ = std::min(queue_round_min_, rtt - rtt_.min_rtt());
+  ++queue_round_samples_;
+}
+
+void Sender::note_cut(std::uint64_t cwnd_before, BitRate rate_before, bool rate_cut_counts, bool loss) {
+  bool cut = false;
+  if (cc_->cwnd_bytes() < cwnd_before) {
+    cut_cwnd_ = std::max(cut_cwnd_, cwnd_before);
+    cut = true;
+  }
+  const BitRate rate = cc_->pacing_rate();
+  if (rate_cut_counts && !rate.unlimited() && (rate_before.unlimited() || rate.bps < rate_before.bps)) {
+    cut_rate_ = std::max(cut_rate_, rate_before.unlimited() ? UINT64_MAX : rate_before.bps);
+    cut = true;
+  }
+  if (cut && loss) {
+    cut_by_loss_ = true;  // a loss's cut and any pending one: the regrowth is the loss's
+  } else if (cut && !loss) {
+    ++chrono_.cc_cuts;
+  }
 }
 
 std::optional<Sender::SentPacket> Sender::peek_new() const {
@@ -79,6 +169,12 @@ bool Sender::window_allows(std::uint32_t wire) const {
 }
 
 std::optional<Segment> Sender::poll_data(Instant now, QpOutputs& out) {
+  std::optional<Segment> s = next_data(now, out);
+  settle(now);
+  return s;
+}
+
+std::optional<Segment> Sender::next_data(Instant now, QpOutputs& out) {
   // A tail loss probe goes at once, beyond the window and the pacing (RFC 8985 §7.3).
   if (probe_psn_) {
     const std::uint64_t psn = *probe_psn_;
@@ -254,6 +350,12 @@ void Sender::arm_pto(Instant now) {
 }
 
 void Sender::on_ack(Instant now, const Segment& s, QpOutputs& out) {
+  account(now);
+  ack(now, s, out);
+  settle(now);
+}
+
+void Sender::ack(Instant now, const Segment& s, QpOutputs& out) {
   QpStats& st = out.stats;
   const bool nak = s.kind == SegmentKind::kNak;
   std::uint64_t acked_to = unwrap_psn(snd_una_, s.psn) + (nak ? 0 : 1);
@@ -364,7 +466,9 @@ void Sender::on_ack(Instant now, const Segment& s, QpOutputs& out) {
     if (rtt.count() > 0) {
       rtt_.on_sample(rtt);
       ++st.rtt_samples;
+      note_queueing(now, rtt);
     }
+    since_progress_ = {};
     cc::AckEvent e;
     e.now = now;
     e.acked_bytes = acked;
@@ -392,7 +496,10 @@ void Sender::on_ack(Instant now, const Segment& s, QpOutputs& out) {
       app_limited_until_ = 0;
     }
     e.int_hops = s.hops();
+    chrono_.ce_bytes += e.ce_bytes;
+    const std::uint64_t cwnd_before = cc_->cwnd_bytes();
     cc_->on_ack(e);
+    note_cut(cwnd_before, BitRate{}, false, false);
     rto_deadline_ = snd_una_ < snd_max_ ? now + rtt_.rto() : kNever;  // RFC 6298 §5.2, §5.3
     tlp_out_ = false;
     arm_pto(now);  // RFC 8985 §7.2: on an ACK of new data
@@ -413,8 +520,13 @@ void Sender::on_ack(Instant now, const Segment& s, QpOutputs& out) {
 }
 
 void Sender::on_cnp(Instant now, QpOutputs& out) {
+  account(now);
   ++out.stats.cnps_received;
+  const std::uint64_t cwnd_before = cc_->cwnd_bytes();
+  const BitRate rate_before = cc_->pacing_rate();
   cc_->on_cnp(now);
+  note_cut(cwnd_before, rate_before, true, false);
+  settle(now);
 }
 
 void Sender::declare_lost(SentPacket& p, std::uint64_t psn, std::uint64_t& lost_bytes, QpOutputs& out) {
@@ -449,6 +561,8 @@ void Sender::rewind(Instant now, std::uint64_t from, bool timeout, QpOutputs& ou
   if (lost_bytes > 0 || timeout) {
     const bool start = arm_undo(timeout);
     cc_->on_loss(cc::LossEvent{now, lost_bytes, in_flight_, timeout, start});
+    cut_cwnd_ = 0;  // a loss supersedes: the regrowth from here is recovery and window
+    cut_rate_ = 0;
   }
 }
 
@@ -502,7 +616,10 @@ void Sender::detect_reorder_losses(Instant now, QpOutputs& out) {
   }
   if (lost_bytes > 0) {
     const bool start = arm_undo(false);
+    const std::uint64_t cwnd_before = cc_->cwnd_bytes();
+    const BitRate rate_before = cc_->pacing_rate();
     cc_->on_loss(cc::LossEvent{now, lost_bytes, in_flight_, false, start});
+    note_cut(cwnd_before, rate_before, true, true);
   }
 }
 
@@ -517,6 +634,12 @@ void Sender::clean_rtx_front() {
 }
 
 void Sender::on_timers(Instant now, QpOutputs& out) {
+  account(now);
+  fire_timers(now, out);
+  settle(now);
+}
+
+void Sender::fire_timers(Instant now, QpOutputs& out) {
   if (now >= reo_timer_) {
     detect_reorder_losses(now, out);
   }
@@ -541,6 +664,15 @@ void Sender::on_timers(Instant now, QpOutputs& out) {
       rto_deadline_ = kNever;
     } else {
       ++out.stats.timeouts;
+      // The time since the last acknowledgement of new data went on waiting for this timer.
+      for (std::size_t i = 0; i < kSendStates; ++i) {
+        if (static_cast<SendState>(i) != SendState::kIdle &&
+            static_cast<SendState>(i) != SendState::kRecovery) {
+          chrono_.time[i] -= since_progress_[i];
+          chrono_[SendState::kRecovery] += since_progress_[i];
+        }
+      }
+      since_progress_ = {};
       rtt_.on_timeout();
       rto_deadline_ = now + rtt_.rto();  // §5.6
       rewind(now, snd_una_, true, out);

@@ -22,6 +22,7 @@
 // Delivery-rate samples follow draft-cheng-iccrg-delivery-rate-estimation-02 §3.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -54,6 +55,8 @@ class Sender {
   const cc::CongestionControl& cc() const { return *cc_; }
   const RttEstimator& rtt() const { return rtt_; }
   std::uint64_t bytes_in_flight() const { return in_flight_; }
+  // Where this sender's time went up to `now` (qp_types.h SendChrono).
+  SendChrono chrono(Instant now) const;
 
  private:
   struct OutMessage {
@@ -86,6 +89,9 @@ class Sender {
     std::uint64_t tx_seq = 0;
   };
 
+  std::optional<Segment> next_data(Instant now, QpOutputs& out);
+  void ack(Instant now, const Segment& s, QpOutputs& out);
+  void fire_timers(Instant now, QpOutputs& out);
   std::optional<SentPacket> peek_new() const;
   // The wire bytes of the packet peek_new() would cut, or 0 when it would cut none.
   std::uint32_t next_new_wire() const;
@@ -102,6 +108,15 @@ class Sender {
   bool arm_undo(bool timeout);
   void detect_reorder_losses(Instant now, QpOutputs& out);
   void clean_rtx_front();
+  // Charges the time since the last call to the state held since; settle() also finds the
+  // state from `now` on. Every entry point settles before it returns.
+  void account(Instant now);
+  void settle(Instant now);
+  SendState classify(Instant now);
+  // The controller reacted to a loss (`loss`) or another signal: a cut if its window (or, with
+  // `rate_cut_counts`, its rate) is now lower, pending until it is back to the level before.
+  void note_queueing(Instant now, Duration rtt);
+  void note_cut(std::uint64_t cwnd_before, BitRate rate_before, bool rate_cut_counts, bool loss);
 
   TransportConfig cfg_;
   std::uint32_t local_qp_;
@@ -152,6 +167,17 @@ class Sender {
   Instant delivered_time_ = kEpoch;
   Instant first_sent_time_ = kEpoch;
   std::uint64_t app_limited_until_ = 0;  // C.app_limited: 0 = not app-limited
+
+  SendChrono chrono_;
+  SendState state_ = SendState::kIdle;
+  Instant state_since_ = kEpoch;
+  std::array<Duration, kSendStates> since_progress_{};  // charged since the last ACK of new data
+  std::uint64_t cut_cwnd_ = 0;                          // the window before a cut not yet made good; 0: none
+  std::uint64_t cut_rate_ = 0;        // the same for the pacing rate after a CNP or loss, bit/s
+  bool cut_by_loss_ = false;          // the pending cut includes a loss's
+  Instant queue_round_end_ = kEpoch;  // note_queueing's round
+  Duration queue_round_min_{0};
+  std::uint64_t queue_round_samples_ = 0;
 
   std::uint64_t ce_seen_ = 0;     // the peer's cumulative CE byte count, as last seen
   std::uint64_t ce_pending_ = 0;  // CE bytes reported but not yet attributed to acked bytes

@@ -81,6 +81,16 @@ class Bench {
     qp_[1] = std::make_unique<QueuePair>(cfg, 2, 1, std::move(cc_b));
   }
 
+  // QP A with its own controller (`cc_a()` is then B's recorder only: do not call it).
+  Bench(const TransportConfig& cfg, const ChannelConfig& ab, const ChannelConfig& ba, std::uint64_t seed,
+        std::unique_ptr<cc::CongestionControl> cc_a)
+      : ch_{ab, ba}, rng_{Rng(seed, "a_to_b"), Rng(seed, "b_to_a")} {
+    auto cc_b = std::make_unique<RecordingCc>(std::uint64_t{1} << 30, BitRate{0});
+    cc_[1] = cc_b.get();
+    qp_[0] = std::make_unique<QueuePair>(cfg, 1, 2, std::move(cc_a));
+    qp_[1] = std::make_unique<QueuePair>(cfg, 2, 1, std::move(cc_b));
+  }
+
   QueuePair& a() { return *qp_[0]; }
   QueuePair& b() { return *qp_[1]; }
   RecordingCc& cc_a() { return *cc_[0]; }
