@@ -1,6 +1,7 @@
 #include "generators/cc/acc.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "generators/cc/params.h"
 
@@ -35,20 +36,32 @@ Acc::Acc(const CcContext& ctx, const AccSettings& s)
   if (ctx.base_rtt_hint > Duration{0}) {
     rtt_.update(ctx.base_rtt_hint);
   }
+  startup_ = s.acc2 && s.initial_rate_bps == 0;
+  startup_cwnd_ = std::uint64_t{10} * mss_;  // RFC 6928's initial window
 }
 
 void Acc::on_ack(const AckEvent& e) {
   rtt_.update(e.rtt);
+  std::optional<Duration> delay;  // this ACK's delay sample: one-way if echoed, else the RTT
   if (e.one_way_delay > Duration{0}) {
     min_owd_ = min_owd_ == Duration{0} ? e.one_way_delay : std::min(min_owd_, e.one_way_delay);
     qd_ = e.one_way_delay - min_owd_;
+    delay = e.one_way_delay;
   } else if (e.rtt > Duration{0}) {
     const Duration floor = e.min_rtt > Duration{0} ? e.min_rtt : e.rtt;
     min_rtt_ = min_rtt_ == Duration{0} ? floor : std::min(min_rtt_, floor);
     qd_ = e.rtt - min_rtt_;
+    delay = e.rtt;
+  }
+  if (delay) {  // acc2's filtered signal (acc2.h, fix 4)
+    interval_min_qd_ = interval_samples_ == 0 ? qd_ : std::min(interval_min_qd_, qd_);
+    ++interval_samples_;
   }
   acked_ += e.acked_bytes;
   ce_ += e.ce_bytes;
+  if (startup_) {
+    startup_cwnd_ += e.acked_bytes;  // doubles per round trip, as slow start
+  }
   for (const IntHopEcho& hop : e.int_hops) {
     int_depth_ = std::max<std::uint64_t>(int_depth_, hop.queue_bytes);
   }
@@ -58,7 +71,7 @@ void Acc::on_ack(const AckEvent& e) {
     qd_at_update_ = qd_;
     return;
   }
-  if (rtt_.has_sample() && e.now - last_update_ >= rtt_.srtt()) {
+  if (rtt_.has_sample() && e.now - last_update_ >= interval()) {
     update(e.now);
   }
 }
@@ -71,40 +84,143 @@ double Acc::decrease_factor(double gradient) const {
   if (gradient > s_.gradient_threshold) {  // fix 2: proportional to the gradient
     factor = 1.0 - s_.gradient_gain * gradient;
   }
-  if (qd_ > s_.target_delay) {  // fix 1: the absolute-delay (Swift) term
-    const double qd = static_cast<double>(qd_.count());
-    factor = std::min(factor, 1.0 - s_.beta * (qd - static_cast<double>(s_.target_delay.count())) / qd);
+  const Duration target = s_.target_delay + jitter_allowance();
+  if (signal_ > target) {  // fix 1: the absolute-delay (Swift) term
+    const double qd = static_cast<double>(signal_.count());
+    factor = std::min(factor, 1.0 - s_.beta * (qd - static_cast<double>(target.count())) / qd);
   }
   return factor < 1.0 ? std::max(factor, 1.0 - s_.max_mdf) : 1.0;
 }
 
+// acc decides once per SRTT; acc2 once per base RTT when it knows one (fix 5: the SRTT grows
+// with the very queue the decision has to see, so a sender starting at line rate into a slower
+// link went ever longer between decisions while it filled the buffer).
+Duration Acc::interval() const {
+  if (s_.acc2) {
+    const Duration base = min_owd_ > Duration{0} ? 2 * min_owd_ : min_rtt_;
+    if (base > Duration{0}) {
+      return std::min(base, rtt_.srtt());
+    }
+  }
+  return rtt_.srtt();
+}
+
+Duration Acc::jitter_allowance() const {
+  if (!s_.acc2) {
+    return Duration{0};
+  }
+  const Duration base = min_owd_ > Duration{0} ? 2 * min_owd_ : min_rtt_;
+  const auto rtt_part =
+      Duration{static_cast<std::int64_t>(s_.target_rtt_fraction * static_cast<double>(base.count()))};
+  const Duration target = std::max(s_.target_delay, rtt_part);
+  return target - s_.target_delay +
+         Duration{static_cast<std::int64_t>(s_.jitter_allowance * static_cast<double>(jitter_.count()))};
+}
+
 void Acc::update(Instant now) {
   const double elapsed = static_cast<double>((now - last_update_).count());
-  const double gradient = static_cast<double>((qd_ - qd_at_update_).count()) / elapsed;
-  const double factor = decrease_factor(gradient);
+  if (s_.acc2) {
+    // Fix 4: the interval's least queueing delay, and the delay noise (mean absolute difference
+    // of successive samples) smoothed over intervals (1/4, as RFC 6298's RTTVAR).
+    if (interval_samples_ > 0) {
+      // Measured from the least interval minimum of the last kFloorWindow intervals: the
+      // minimum of one interval's samples lies above the minimum of all samples ever by a
+      // bias that grows with the jitter (3 ms under 2 ms Pareto-normal jitter), where the
+      // minima of intervals compare like with like. A queue that stands through the whole
+      // window (another sender's, which no backing off drains) becomes the floor, as BBR's
+      // min_rtt window lets it (draft-cardwell-iccrg-bbr-congestion-control §4.3.3).
+      floors_[floor_next_++ % floors_.size()] = interval_min_qd_;
+      floor_count_ = std::min<std::size_t>(floor_count_ + 1, floors_.size());
+      const Duration floor =
+          *std::min_element(floors_.begin(), floors_.begin() + static_cast<std::ptrdiff_t>(floor_count_));
+      signal_ = interval_min_qd_ - floor;
+    }
+    if (interval_samples_ > 0) {
+      // The noise: how far one interval's least delay lies from the last one's (their mean
+      // absolute successive difference, smoothed 1/4 as RFC 6298's RTTVAR). Jitter the path
+      // adds scatters the minima (by ~1 ms under 2 ms Pareto-normal jitter, by ~0.05 ms under
+      // 0.2 ms normal jitter); a queue the sender builds moves them, which the gradient sees.
+      if (jitter_seen_) {
+        const Duration d = interval_min_qd_ > last_interval_min_ ? interval_min_qd_ - last_interval_min_
+                                                                 : last_interval_min_ - interval_min_qd_;
+        jitter_ = (3 * jitter_ + d) / 4;
+      }
+      last_interval_min_ = interval_min_qd_;
+      jitter_seen_ = true;
+    }
+    interval_samples_ = 0;
+  } else {
+    signal_ = qd_;
+  }
+  const double gradient = static_cast<double>((signal_ - qd_at_update_).count()) / elapsed;
+  double factor = decrease_factor(gradient);
+  // Fix 8: at most one cut per SRTT, as Swift (Kumar et al. 2020, Algorithm 1: a decrease only
+  // once now - t_last_decrease >= rtt): the queue a cut drains takes a round trip to show, and
+  // cut after cut on the same queue took an L4S link's sender from 1.3 to 0.2 Gbit/s.
+  const bool may_cut = !s_.acc2 || now - last_decrease_ >= rtt_.srtt();
+  const bool cut_held = factor < 1.0 && !may_cut;
+  if (cut_held) {
+    factor = 1.0;
+  }
+  if (startup_) {
+    // Fix 6: the first sign of a queue (a cut, a CE mark, a queue past the limit) ends startup
+    // at the rate the last interval delivered; until then the window keeps doubling.
+    const bool queue = factor < 1.0 || ce_ > 0 || signal_ >= s_.queue_limit + jitter_allowance();
+    if (!queue) {
+      phase_ = "startup";
+      finish_interval(now);
+      return;
+    }
+    startup_ = false;
+    rate_ = std::max(static_cast<double>(acked_) * 8e9 / elapsed, s_.min_rate_bps);
+  }
   const bool int_ok = int_depth_ < s_.int_queue_limit_bytes || s_.int_queue_limit_bytes == 0;
   if (factor < 1.0) {
     rate_ *= factor;
     phase_ = "decrease";
-  } else if (gradient <= s_.gradient_threshold && qd_ < s_.queue_limit && int_ok) {
+    last_decrease_ = now;
+  } else if (cut_held) {
+    phase_ = "hold";
+  } else if (gradient <= s_.gradient_threshold && signal_ < s_.queue_limit + jitter_allowance() && int_ok) {
     rate_ += step_;
     phase_ = "increase";
   } else {
     phase_ = "hold";
   }
   if (s_.ecn_response && acked_ > 0 && ce_ > 0) {
-    rate_ *= 1.0 - static_cast<double>(ce_) / static_cast<double>(acked_);
+    const double marked = static_cast<double>(ce_) / static_cast<double>(acked_);
+    if (!s_.acc2) {
+      rate_ *= 1.0 - marked;
+    } else {
+      // Fix 7: "5 % marked -> 5 % slower" took a fully marked interval (an L4S step
+      // threshold crossed) to the floor. acc2 responds as DCTCP and Prague do (RFC 8257
+      // §3.3: alpha <- (1 - g) alpha + g F, g = 1/16, alpha starting at 1; cut alpha / 2),
+      // and not on top of a delay cut in the same decision: the stronger of the two.
+      ecn_alpha_ = (1.0 - kEcnGain) * ecn_alpha_ + kEcnGain * marked;
+      const double ecn_factor = 1.0 - ecn_alpha_ / 2;
+      rate_ = factor < 1.0 ? rate_ / factor * std::min(factor, ecn_factor) : rate_ * ecn_factor;
+      last_decrease_ = now;
+    }
     phase_ = "ecn_decrease";
+  } else if (s_.acc2 && acked_ > 0) {
+    ecn_alpha_ *= 1.0 - kEcnGain;
   }
   rate_ = std::clamp(rate_, s_.min_rate_bps, line_);
+  finish_interval(now);
+}
+
+void Acc::finish_interval(Instant now) {
   last_update_ = now;
-  qd_at_update_ = qd_;
+  qd_at_update_ = signal_;
   acked_ = 0;
   ce_ = 0;
   int_depth_ = 0;
 }
 
 std::uint64_t Acc::cwnd_bytes() const {
+  if (startup_) {
+    return startup_cwnd_;
+  }
   const double srtt = std::chrono::duration<double>(rtt_.srtt()).count();
   const double w = 2.0 * rate_ / 8.0 * srtt;
   return std::max(static_cast<std::uint64_t>(w), std::uint64_t{2} * mss_);

@@ -23,6 +23,7 @@
 //   initial_rate_gbps          0   0 = line rate
 #pragma once
 
+#include <array>
 #include <memory>
 
 #include "generators/cc/congestion_control.h"
@@ -46,8 +47,10 @@ struct AccSettings {
   Duration target_delay{0};  // Swift-like absolute-delay term
   double beta = 0;
   double max_mdf = 0;
-  double gradient_gain = 0;  // k: cut = k x gradient
-  double step_fraction = 0;  // step = step_fraction x line rate
+  double gradient_gain = 0;        // k: cut = k x gradient
+  double step_fraction = 0;        // step = step_fraction x line rate
+  double jitter_allowance = 0;     // target and queue limit raised by this x the delay noise
+  double target_rtt_fraction = 0;  // and the target at least this x the base RTT
 
   static AccSettings from(const CcParams& params);   // acc's parameters
   static AccSettings from2(const CcParams& params);  // acc2's (acc2.cc)
@@ -75,6 +78,9 @@ class Acc final : public CongestionControl {
  private:
   void update(Instant now);  // the once-per-srtt decision
   double decrease_factor(double gradient) const;
+  Duration jitter_allowance() const;  // 0 in acc
+  Duration interval() const;          // between decisions
+  void finish_interval(Instant now);
 
   AccSettings s_;
   std::uint32_t mss_;
@@ -86,6 +92,22 @@ class Acc final : public CongestionControl {
   Duration min_rtt_{0};
   Duration qd_{0};
   Duration qd_at_update_{0};
+  // The delay signal the decision uses: acc, the last sample's qd_; acc2, the least qd_ of
+  // the interval (with the delay noise jitter_ to allow for).
+  Duration signal_{0};
+  Duration interval_min_qd_{0};
+  Duration last_interval_min_{0};
+  std::uint64_t interval_samples_ = 0;
+  Duration jitter_{0};
+  bool jitter_seen_ = false;
+  std::array<Duration, 64> floors_{};  // acc2: the last intervals' least queueing delays
+  std::size_t floor_next_ = 0;
+  std::size_t floor_count_ = 0;
+  static constexpr double kEcnGain = 1.0 / 16;  // acc2: RFC 8257's g
+  double ecn_alpha_ = 1.0;
+  Instant last_decrease_ = kEpoch;
+  bool startup_ = false;  // acc2 from line rate: a doubling window until the first queue
+  std::uint64_t startup_cwnd_ = 0;
   Instant last_update_{};
   bool started_ = false;
   std::uint64_t acked_ = 0;

@@ -14,6 +14,8 @@ AccSettings AccSettings::from2(const CcParams& params) {
   s.max_mdf = r.number("max_mdf", 0.5, 0.0, 1.0, Bounds::kOpen);
   s.gradient_gain = r.number("gradient_gain", 5.0, 0.0, 1e9, Bounds::kOpenLow);
   s.step_fraction = r.number("step_fraction", 0.02, 0.0, 1.0);
+  s.jitter_allowance = r.number("jitter_allowance", 2.0, 0.0, 1e3);
+  s.target_rtt_fraction = r.number("target_rtt_fraction", 0.05, 0.0, 10.0);
   r.finish();
   return s;
 }
