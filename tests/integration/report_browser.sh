@@ -166,7 +166,7 @@ PY
 run "$GW" run "$SRC/tests/golden/scenarios/ddp-small.json" --out ddp --quiet
 [[ $rc == 0 || $rc == 1 ]] || fail "ddp run exited $rc: $err"
 open_page "$TMP/ddp/report.html" ddp 1280 2400
-check_page ddp 1280 2400 plot-cct-cdf plot-iterations plot-queue
+check_page ddp 1280 2400 plot-cct-cdf plot-attribution plot-iterations plot-queue
 
 # ... flows (throughput and queue over time) ...
 run "$GW" run "$SRC/tests/golden/scenarios/flows-cubic-vs-reno.json" --out flows --quiet
