@@ -32,9 +32,9 @@ class MessageService {
   // passed to CollectiveDriver::delivered.
   virtual std::uint64_t send(std::uint32_t src, std::uint32_t dst, std::uint32_t channel, std::uint64_t bytes,
                              Traffic traffic, Instant now) = 0;
-  // What the data connections between regions have done up to `now` (their senders' states
-  // and counters, summed), for attributing each op's time; nullopt when the service cannot
-  // see its senders (a live run: they are in the endpoints).
+  // What the data connections between regions (all of them, with one region) have done up
+  // to `now` (their senders' states and counters, summed), for attributing each op's time;
+  // nullopt when the service cannot see its senders (a live run: they are in the endpoints).
   virtual std::optional<WanLedger> wan_ledger(Instant now) const {
     (void)now;
     return std::nullopt;

@@ -232,7 +232,8 @@ class SimRun final : public fabric::Receiver, public Wakeable, public MessageSer
   std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>, std::size_t> connection_of_;
   std::uint64_t next_message_ = 0;
   std::unique_ptr<CollectiveDriver> driver_;
-  std::vector<const Flow*> wan_connections_;  // a collective's data connections between regions
+  std::vector<const Flow*> wan_connections_;    // a collective's data connections between regions
+  std::vector<const Flow*> local_connections_;  // and inside one
   LogHistogram one_way_delay_;
   // qp number -> (flow, is the sender)
   std::vector<std::pair<std::uint32_t, bool>> qp_owner_;
@@ -427,8 +428,8 @@ std::uint64_t SimRun::send(std::uint32_t src, std::uint32_t dst, std::uint32_t c
     f.control = traffic == Traffic::kControl;
     track(f);
     it = connection_of_.emplace(key, f.id).first;
-    if (!f.control && f.src.region != f.dst.region) {
-      wan_connections_.push_back(&f);
+    if (!f.control) {
+      (f.src.region != f.dst.region ? wan_connections_ : local_connections_).push_back(&f);
     }
   }
   Flow& f = flows_[it->second];
@@ -440,7 +441,8 @@ std::uint64_t SimRun::send(std::uint32_t src, std::uint32_t dst, std::uint32_t c
 
 std::optional<WanLedger> SimRun::wan_ledger(Instant now) const {
   WanLedger l;
-  for (const Flow* f : wan_connections_) {
+  // One region: its fabric is the network the ops cross.
+  for (const Flow* f : net_.region_count() > 1 ? wan_connections_ : local_connections_) {
     l.chrono += f->sender->send_chrono(now);
     const transport::QpStats& st = f->sender->stats();
     l.retransmits += st.retransmitted_packets;
