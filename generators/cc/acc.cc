@@ -156,8 +156,10 @@ void Acc::update(Instant now) {
   double factor = decrease_factor(gradient);
   // Fix 8: at most one cut per SRTT, as Swift (Kumar et al. 2020, Algorithm 1: a decrease only
   // once now - t_last_decrease >= rtt): the queue a cut drains takes a round trip to show, and
-  // cut after cut on the same queue took an L4S link's sender from 1.3 to 0.2 Gbit/s.
-  const bool may_cut = !s_.acc2 || now - last_decrease_ >= rtt_.srtt();
+  // cut after cut on the same queue took an L4S link's sender from 1.3 to 0.2 Gbit/s. Sooner
+  // only if the queue still grows two decisions after the cut (its effect shown by then).
+  const bool may_cut = !s_.acc2 || now - last_decrease_ >= rtt_.srtt() ||
+                       (now - last_decrease_ >= 2 * interval() && gradient > 0);
   const bool cut_held = factor < 1.0 && !may_cut;
   if (cut_held) {
     factor = 1.0;

@@ -4,7 +4,7 @@
 // held to what they reach, so that a regression still fails (docs/cc.md "acc2"):
 //  - l4s-dualpi2: acc2 oscillates against the 1 ms L4S step (0.83x BBR's goodput, with
 //    0.6x its queue);
-//  - lossy-bursty: 0.95x BBR's goodput but a higher p99 queue (39 vs 31 ms of a 40 ms buffer).
+//  - lossy-bursty: 0.94x BBR's goodput but a higher p99 queue (34 vs 31 ms of a 40 ms buffer).
 // Deterministic (seeded): the tolerances only leave room for the next change.
 #include <cstdio>
 #include <string>
@@ -77,7 +77,7 @@ TEST_P(Acc2VsBbr, GoodputAndQueue) {
 INSTANTIATE_TEST_SUITE_P(
     ShippedWanProfiles, Acc2VsBbr,
     ::testing::Values(Expectation{"cross-continent", 0.9, 1.0}, Expectation{"incast-shallow", 0.9, 1.0},
-                      Expectation{"l4s-dualpi2", 0.8, 1.0}, Expectation{"lossy-bursty", 0.9, 1.3},
+                      Expectation{"l4s-dualpi2", 0.8, 1.0}, Expectation{"lossy-bursty", 0.9, 1.2},
                       Expectation{"metro", 0.9, 1.0}, Expectation{"microburst-heavy", 0.9, 1.0},
                       Expectation{"roce-reroute", 0.9, 1.0}, Expectation{"transoceanic", 0.9, 1.0}),
     [](const ::testing::TestParamInfo<Expectation>& p) {
