@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "core/errors.h"
+#include "core/text_file.h"
 #include "core/units.h"
 
 namespace gw {
@@ -389,6 +390,15 @@ class DuplicateKeyCheck {
       case E::object_start:
       case E::array_start:
         enter_element();
+        if (frames_.size() >= kMaxJsonDepth) {
+          std::string where = path() + (frames_.back().object ? "." + frames_.back().key : "[]");
+          if (where.size() > 96) {
+            where = where.substr(0, 96) + "...";
+          }
+          throw InputError(file_, where,
+                           "nested deeper than " + std::to_string(kMaxJsonDepth) +
+                               " levels (no gradwall input needs that many)");
+        }
         frames_.push_back({event == E::object_start, -1, {}, {}});
         break;
       case E::key: {
@@ -426,6 +436,18 @@ class DuplicateKeyCheck {
     }
   }
 
+  // Where the parser is: the innermost open object's current key, or array's next index.
+ public:
+  std::string here() const {
+    std::string p = path();
+    if (!frames_.empty()) {
+      p += frames_.back().object ? "." + frames_.back().key
+                                 : "[" + std::to_string(frames_.back().index + 1) + "]";
+    }
+    return p;
+  }
+
+ private:
   std::string path() const {
     std::string p = "$";
     // The innermost frame is the object holding the duplicate; its key is not part of the path.
@@ -439,28 +461,39 @@ class DuplicateKeyCheck {
   std::vector<Frame> frames_;
 };
 
+// The checker is copied into the parser; the parser's position stays readable here.
+class CheckerRef {
+ public:
+  explicit CheckerRef(DuplicateKeyCheck& c) : c_(&c) {}
+  bool operator()(int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+    return (*c_)(depth, event, parsed);
+  }
+
+ private:
+  DuplicateKeyCheck* c_;
+};
+
 }  // namespace
 
 nlohmann::json parse_json_strict(const std::string& text, const std::string& file) {
-  return nlohmann::json::parse(text, DuplicateKeyCheck(file));
+  DuplicateKeyCheck check(file);
+  try {
+    return nlohmann::json::parse(text, CheckerRef(check));
+  } catch (const nlohmann::json::out_of_range& e) {
+    // A number beyond what a double holds (1e400, a 400-digit integer): nlohmann reports it
+    // as out_of_range 406 before the value reaches the callback, so the path is the key the
+    // parser was at.
+    throw InputError(file, check.here(),
+                     "number out of range (a JSON number here must fit a double, |x| < 1.8e308)");
+  }
 }
 
 nlohmann::json read_json_file(const std::string& file) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(file, ec)) {
-    throw InputError(file, "", "is a directory, not a JSON file");
-  }
-  std::ifstream in(file);
-  if (!in) {
-    throw InputError(file, "", std::filesystem::exists(file, ec) ? "cannot read file" : "no such file");
-  }
-  std::stringstream ss;
-  ss << in.rdbuf();
+  const std::string text = read_text_file(file, kMaxJsonFileBytes, "a JSON file");
   try {
-    return parse_json_strict(ss.str(), file);
+    return parse_json_strict(text, file);
   } catch (const nlohmann::json::parse_error& e) {
     // e.byte is the 1-based offset of the error; turn it into line:column.
-    const std::string text = ss.str();
     std::size_t line = 1;
     std::size_t col = 1;
     for (std::size_t i = 0; i + 1 < e.byte && i < text.size(); ++i) {

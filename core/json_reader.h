@@ -90,7 +90,13 @@ std::size_t edit_distance(std::string_view a, std::string_view b);
 std::optional<std::string> closest(std::string_view word,
                                    const std::set<std::string, std::less<>>& candidates);
 
-// Parses JSON text; a key given twice in one object is an InputError naming its path.
+// Limits on JSON inputs: the nesting depth (a deeper document is refused before it can
+// exhaust the stack of anything that walks it) and a file's size.
+inline constexpr std::size_t kMaxJsonDepth = 256;
+inline constexpr std::uint64_t kMaxJsonFileBytes = std::uint64_t{1} << 30;
+
+// Parses JSON text; a key given twice in one object, nesting deeper than kMaxJsonDepth and a
+// number a double cannot hold are InputErrors naming the path.
 nlohmann::json parse_json_strict(const std::string& text, const std::string& file);
 
 // Reads a whole JSON file; parse errors name the file and the line/column, duplicate keys

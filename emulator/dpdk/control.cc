@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "core/errors.h"
+#include "core/json_reader.h"
 #include "emulator/dpdk/exchange.h"
 #include "emulator/engine/profile.h"
 
@@ -288,7 +289,9 @@ void ControlServer::handle(int fd) {
   }
   std::shared_ptr<const Profile> profile;
   try {
-    const nlohmann::json doc = nlohmann::json::parse(r.body);
+    // The strict parser: duplicate keys, nesting deeper than kMaxJsonDepth (a deep body would
+    // otherwise exhaust the control thread's stack) and out-of-range numbers are refused.
+    const nlohmann::json doc = parse_json_strict(r.body, "POST /profile");
     profile = std::make_shared<const Profile>(parse_profile(doc, "POST /profile"));
   } catch (const nlohmann::json::exception& e) {
     respond(fd, 400, {{"error", std::string("POST /profile: not JSON: ") + e.what()}});

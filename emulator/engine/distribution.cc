@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <sstream>
@@ -10,6 +11,7 @@
 
 #include "core/errors.h"
 #include "core/paths.h"
+#include "core/text_file.h"
 
 namespace gw {
 namespace {
@@ -20,9 +22,12 @@ bool is_path(std::string_view s) {
   return s.find('/') != std::string_view::npos || s.ends_with(".dist");
 }
 
+// tc's tables are a few KB; a million values is far beyond any real one.
+constexpr std::uint64_t kMaxTableBytes = 16 * kMiB;
+
 bool readable(const std::string& path) {
-  std::ifstream in(path);
-  return in.good();
+  std::error_code ec;
+  return std::filesystem::is_regular_file(path, ec) && std::ifstream(path).good();
 }
 
 // One token to an int16 value, or an InputError for line `line`.
@@ -83,16 +88,7 @@ DistributionTable parse_distribution(std::string_view text, const std::string& f
 }
 
 DistributionTable read_distribution_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    throw InputError(path, "", "cannot read the distribution table");
-  }
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) {
-    throw InputError(path, "", "error while reading the distribution table");
-  }
-  return parse_distribution(text.str(), path, path);
+  return parse_distribution(read_text_file(path, kMaxTableBytes, "a distribution table"), path, path);
 }
 
 std::vector<std::string> distribution_search_dirs() {

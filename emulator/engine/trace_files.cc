@@ -5,17 +5,18 @@
 #include <sstream>
 
 #include "core/errors.h"
+#include "core/text_file.h"
 #include "emulator/engine/profile.h"
 
 namespace gw {
 
 namespace {
 
+// A trace of a day at one line per millisecond is ~1 GB; traces in use are MBs.
+constexpr std::uint64_t kMaxTraceBytes = 256 * kMiB;
+
 std::vector<std::string> data_lines(const std::string& file, std::vector<int>& numbers) {
-  std::ifstream in(file);
-  if (!in) {
-    throw InputError(file, "", "cannot open file");
-  }
+  std::istringstream in(read_text_file(file, kMaxTraceBytes, "a rate trace"));
   std::vector<std::string> lines;
   std::string line;
   int n = 0;
