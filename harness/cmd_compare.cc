@@ -58,7 +58,8 @@ int cmd_compare(const Args& args) {
     throw InputError("--tolerance", "", "must be in [0, 1000] percent");
   }
   const auto& files = vm["files"].as<std::vector<std::string>>();
-  const reports::Comparison c = reports::compare(load_report(files[0]), load_report(files[1]), tolerance);
+  const reports::Comparison c =
+      reports::compare(load_report(files[0]), load_report(files[1]), tolerance, files[0], files[1]);
   if (vm.count("json")) {
     std::cout << reports::to_json(c).dump(2) << "\n";
   } else {

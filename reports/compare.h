@@ -21,8 +21,10 @@ struct Metric {
 
 // Per op kind: cct_p50_ns, cct_p99_ns (lower is better), busbw_GBps (higher); the run's
 // gpu_idle_fraction and slowdown_vs_ideal (lower); per flow goodput_bps (higher). A metric the
-// report cannot give (no baseline, no iterations) is left out.
-std::vector<Metric> comparable_metrics(const nlohmann::json& report);
+// report cannot give (null: no baseline, no iterations) is left out. A field of the wrong
+// type, a negative value (an idle fraction outside [0, 1]) or a report with none of the three
+// sections is an InputError naming `file` and the JSON path.
+std::vector<Metric> comparable_metrics(const nlohmann::json& report, const std::string& file = "report");
 
 struct CompareRow {
   std::string metric;
@@ -30,8 +32,10 @@ struct CompareRow {
   std::optional<double> next;
   std::optional<double> change_pct;  // (new - base) / base * 100; absent when base is 0 or missing
   bool higher_is_better = false;
-  // Worse than base by more than the tolerance. From a base of 0, any worsening counts.
+  // Worse than base by more than the tolerance. From a base of 0, any worsening counts; a
+  // metric of BASE missing in NEW counts too (`missing`).
   bool regression = false;
+  bool missing = false;
 };
 
 struct Comparison {
@@ -40,7 +44,8 @@ struct Comparison {
   bool any_regression = false;
 };
 
-Comparison compare(const nlohmann::json& base_report, const nlohmann::json& new_report, double tolerance_pct);
+Comparison compare(const nlohmann::json& base_report, const nlohmann::json& new_report, double tolerance_pct,
+                   const std::string& base_file = "BASE", const std::string& new_file = "NEW");
 
 nlohmann::json to_json(const Comparison& c);
 // Markdown table: metric, base, new, change %, regression.

@@ -42,4 +42,35 @@ run "$GW" compare base/report.json
 echo '{"gradwall": "profile/v1"}' >p.json
 run "$GW" compare p.json base/report.json
 [[ $rc == 2 && $err == *"p.json: \$.gradwall: expected a report"* ]] || fail "a profile: exit $rc: $err"
+# A gate that cannot be fooled (issue 14): an op kind missing in NEW is a regression; wrongly
+# typed or impossible fields and a report with nothing to compare are bad input (exit 2,
+# file and JSON path), never an internal error.
+# edit IN OUT PYTHON-STATEMENT: OUT is IN's report with the statement applied to `d`.
+edit() {
+  "$PY" - "$1" "$2" "$3" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+exec(sys.argv[3])
+json.dump(d, open(sys.argv[2], "w"))
+PY
+}
+edit base/report.json no-ops.json 'd["collectives"]["ops"] = []'
+run "$GW" compare base/report.json no-ops.json
+[[ $rc == 1 && $out == *"missing in new"* ]] || fail "ops removed in NEW passed the gate: exit $rc: $out"
+run "$GW" compare no-ops.json base/report.json
+[[ $rc == 0 ]] || fail "ops added in NEW: exit $rc: $out"
+# bad NAME 'STATEMENT' 'EXPECTED STDERR (glob)'
+bad() {
+  edit base/report.json "$1.json" "$2"
+  run "$GW" compare base/report.json "$1.json"
+  [[ $rc == 2 && $err == $3 ]] || fail "$1: expected exit 2 and [$3], got exit $rc, stderr [$err]"
+}
+bad key-number 'd["collectives"]["ops"][0]["key"] = 5' '*$.collectives.ops?0?.key: must be a string, got 5'
+bad cct-negative 'd["collectives"]["ops"][0]["cct_ns"]["p99"] = -1' '*$.collectives.ops?0?.cct_ns.p99: must be in *'
+bad idle-150 'd["gpu"]["totals"]["gpu_idle_fraction"] = 1.5' '*$.gpu.totals.gpu_idle_fraction: must be in [[]0, 1], got 1.5'
+bad slowdown-negative 'd["gpu"]["slowdown_vs_ideal"] = -7' '*$.gpu.slowdown_vs_ideal: must be in *'
+bad minimal 'd = {"gradwall": "report/v1"}' '*: $: no collectives, gpu or flows section*'
+bad flow-from-number 'd["flows"]["flows"] = [{"id": 0, "from": 5, "to": "b", "goodput_bps": 1}]' '*$.flows.flows?0?.from: must be a string, got 5'
+bad flow-id-null 'd["flows"]["flows"] = [{"id": None, "from": "a", "to": "b", "goodput_bps": 1}]' '*$.flows.flows?0?.id: must be *'
+
 finish

@@ -81,7 +81,9 @@ TEST(CompareReports, IdleFractionFromZeroIsARegressionWithoutPercent) {
   EXPECT_TRUE(idle.regression);
 }
 
-TEST(CompareReports, MetricsInOneReportOnlyHaveNoChange) {
+// An op kind BASE has and NEW lacks is missing and a regression (a gate must not pass a run
+// for what it did not measure); one only NEW has is not.
+TEST(CompareReports, MetricsMissingInNewAreRegressions) {
   json result = collective_result();
   result["collectives"].erase(result["collectives"].size() - 1);
   result["collectives"].erase(result["collectives"].size() - 1);  // no all_gather
@@ -89,7 +91,13 @@ TEST(CompareReports, MetricsInOneReportOnlyHaveNoChange) {
   const CompareRow& gone = row(c, "cct_p50_ns[all_gather/ring/1000000/8]");
   EXPECT_TRUE(gone.base.has_value());
   EXPECT_FALSE(gone.next.has_value());
-  EXPECT_FALSE(gone.regression);
+  EXPECT_TRUE(gone.missing);
+  EXPECT_TRUE(gone.regression);
+  EXPECT_TRUE(c.any_regression);
+  const Comparison reverse = compare(build_report(result), build_report(collective_result()), 10);
+  const CompareRow& added = row(reverse, "cct_p50_ns[all_gather/ring/1000000/8]");
+  EXPECT_FALSE(added.missing);
+  EXPECT_FALSE(added.regression);
   const json j = to_json(c);
   EXPECT_EQ(j["tolerance_pct"], 10);
   EXPECT_TRUE(j["rows"][0].contains("change_pct"));
