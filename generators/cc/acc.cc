@@ -1,7 +1,6 @@
 #include "generators/cc/acc.h"
 
 #include <algorithm>
-#include <optional>
 
 #include "generators/cc/params.h"
 
@@ -42,18 +41,18 @@ Acc::Acc(const CcContext& ctx, const AccSettings& s)
 
 void Acc::on_ack(const AckEvent& e) {
   rtt_.update(e.rtt);
-  std::optional<Duration> delay;  // this ACK's delay sample: one-way if echoed, else the RTT
+  bool sampled = true;  // a delay sample: one-way if echoed, else the RTT
   if (e.one_way_delay > Duration{0}) {
     min_owd_ = min_owd_ == Duration{0} ? e.one_way_delay : std::min(min_owd_, e.one_way_delay);
     qd_ = e.one_way_delay - min_owd_;
-    delay = e.one_way_delay;
   } else if (e.rtt > Duration{0}) {
     const Duration floor = e.min_rtt > Duration{0} ? e.min_rtt : e.rtt;
     min_rtt_ = min_rtt_ == Duration{0} ? floor : std::min(min_rtt_, floor);
     qd_ = e.rtt - min_rtt_;
-    delay = e.rtt;
+  } else {
+    sampled = false;
   }
-  if (delay) {  // acc2's filtered signal (acc2.h, fix 4)
+  if (s_.acc2 && sampled) {  // acc2's filtered signal (acc2.h, fix 4)
     interval_min_qd_ = interval_samples_ == 0 ? qd_ : std::min(interval_min_qd_, qd_);
     ++interval_samples_;
   }
@@ -95,9 +94,13 @@ double Acc::decrease_factor(double gradient) const {
 // acc decides once per SRTT; acc2 once per base RTT when it knows one (fix 5: the SRTT grows
 // with the very queue the decision has to see, so a sender starting at line rate into a slower
 // link went ever longer between decisions while it filled the buffer).
+Duration Acc::base_rtt() const {
+  return min_owd_ > Duration{0} ? 2 * min_owd_ : min_rtt_;
+}
+
 Duration Acc::interval() const {
   if (s_.acc2) {
-    const Duration base = min_owd_ > Duration{0} ? 2 * min_owd_ : min_rtt_;
+    const Duration base = base_rtt();
     if (base > Duration{0}) {
       return std::min(base, rtt_.srtt());
     }
@@ -109,9 +112,8 @@ Duration Acc::jitter_allowance() const {
   if (!s_.acc2) {
     return Duration{0};
   }
-  const Duration base = min_owd_ > Duration{0} ? 2 * min_owd_ : min_rtt_;
   const auto rtt_part =
-      Duration{static_cast<std::int64_t>(s_.target_rtt_fraction * static_cast<double>(base.count()))};
+      Duration{static_cast<std::int64_t>(s_.target_rtt_fraction * static_cast<double>(base_rtt().count()))};
   const Duration target = std::max(s_.target_delay, rtt_part);
   return target - s_.target_delay +
          Duration{static_cast<std::int64_t>(s_.jitter_allowance * static_cast<double>(jitter_.count()))};

@@ -79,6 +79,7 @@ class Acc final : public CongestionControl {
   void update(Instant now);  // the once-per-srtt decision
   double decrease_factor(double gradient) const;
   Duration jitter_allowance() const;  // 0 in acc
+  Duration base_rtt() const;          // from the least one-way delay (x2) or RTT; 0: none yet
   Duration interval() const;          // between decisions
   void finish_interval(Instant now);
 

@@ -17,10 +17,9 @@ namespace {
 using testing::Bench;
 using testing::ChannelConfig;
 using testing::kMs;
+using testing::kMtu;
 using testing::kUs;
-
-constexpr std::uint32_t kMtu = 1024;
-constexpr std::uint32_t kWire = 1086;  // 1024 payload + 62 bytes of headers (segment.h)
+using testing::kWire;
 
 std::vector<Completion> of_kind(const QueuePair& qp, CompletionKind k) {
   std::vector<Completion> v;

@@ -16,16 +16,10 @@ namespace {
 using testing::Bench;
 using testing::ChannelConfig;
 using testing::kMs;
+using testing::kMtu;
 using testing::kUs;
-
-constexpr std::uint32_t kMtu = 1024;
-constexpr std::uint32_t kWire = 1086;  // 1024 payload + 62 bytes of headers (segment.h)
-
-TransportConfig small_mtu() {
-  TransportConfig cfg;
-  cfg.mtu_bytes = kMtu;
-  return cfg;
-}
+using testing::kWire;
+using testing::small_mtu;
 
 std::vector<Instant> send_times(const Bench& bench, int from, SegmentKind kind) {
   std::vector<Instant> t;

@@ -14,16 +14,10 @@ namespace {
 using testing::Bench;
 using testing::ChannelConfig;
 using testing::kMs;
+using testing::kMtu;
 using testing::kUs;
-
-constexpr std::uint32_t kMtu = 1024;
-constexpr std::uint32_t kWire = 1086;
-
-TransportConfig small_mtu() {
-  TransportConfig cfg;
-  cfg.mtu_bytes = kMtu;
-  return cfg;
-}
+using testing::kWire;
+using testing::small_mtu;
 
 Duration total(const SendChrono& c) {
   Duration t{0};

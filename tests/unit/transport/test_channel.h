@@ -22,6 +22,15 @@ namespace gw::transport::testing {
 constexpr std::int64_t kUs = 1'000;
 constexpr std::int64_t kMs = 1'000'000;
 
+// A small MTU keeps packet counts easy to reason about.
+constexpr std::uint32_t kMtu = 1024;
+constexpr std::uint32_t kWire = 1086;  // 1024 payload + 62 bytes of headers (segment.h)
+inline TransportConfig small_mtu() {
+  TransportConfig cfg;
+  cfg.mtu_bytes = kMtu;
+  return cfg;
+}
+
 struct ChannelConfig {
   Duration delay{10 * kUs};
   double loss = 0;     // every segment kind
