@@ -153,6 +153,20 @@ std::optional<std::int64_t> JsonReader::optional_integer(std::string_view key, s
   return integer(key, lo, hi);
 }
 
+std::optional<std::uint64_t> JsonReader::optional_seed(std::string_view key) const {
+  if (!has(key)) {
+    return std::nullopt;
+  }
+  const auto& v = at(key);
+  if (v.is_number_unsigned()) {
+    return v.get<std::uint64_t>();
+  }
+  if (!v.is_number_integer() || v.get<std::int64_t>() < 0) {
+    fail(key, "must be an integer in [0, 2^64-1], got " + describe(v));
+  }
+  return static_cast<std::uint64_t>(v.get<std::int64_t>());
+}
+
 std::optional<double> JsonReader::optional_probability(std::string_view key) const {
   return optional_number(key, 0.0, 1.0);
 }
@@ -223,10 +237,17 @@ std::optional<std::pair<std::string, double>> JsonReader::unit_key(
 }
 
 // The bare key may hold the quantity as text with its unit, as tc writes it ("25ms", "10Gbit").
+// A bare number there is refused rather than ignored: "delay": 5 could mean 5 ms or 5 s.
 std::optional<std::string> JsonReader::text_quantity(std::string_view base,
-                                                     const std::optional<std::string>& unit_form) const {
-  if (!has(base) || !at(base).is_string()) {
+                                                     const std::optional<std::string>& unit_form,
+                                                     std::string_view example) const {
+  if (!has(base)) {
     return std::nullopt;
+  }
+  if (!at(base).is_string()) {
+    fail(base, "must be text with its unit (e.g. \"" + std::string(example) + "\")" +
+                   (unit_form ? std::string() : ", or a number under " + std::string(base) + "_<unit>") +
+                   ", got " + describe(at(base)));
   }
   if (unit_form) {
     fail(base, "gives " + std::string(base) + " twice (also as " + *unit_form + ")");
@@ -242,7 +263,7 @@ std::optional<std::string> JsonReader::text_quantity(std::string_view base,
 
 std::optional<Duration> JsonReader::duration(std::string_view base, Duration lo, Duration hi) const {
   const auto k = unit_key(base, {{"_ns", 1.0}, {"_us", 1e3}, {"_ms", 1e6}, {"_s", 1e9}});
-  if (const auto text = text_quantity(base, k ? std::optional(k->first) : std::nullopt)) {
+  if (const auto text = text_quantity(base, k ? std::optional(k->first) : std::nullopt, "25ms")) {
     const auto d = parse_time64(*text);
     if (!d) {
       fail(base, "expected a time with its unit (e.g. \"25ms\", \"60s\"), got \"" + *text + "\"");
@@ -262,7 +283,7 @@ std::optional<Duration> JsonReader::duration(std::string_view base, Duration lo,
 
 std::optional<BitRate> JsonReader::rate(std::string_view base) const {
   const auto k = unit_key(base, {{"_bps", 1.0}, {"_kbps", 1e3}, {"_mbps", 1e6}, {"_gbps", 1e9}});
-  if (const auto text = text_quantity(base, k ? std::optional(k->first) : std::nullopt)) {
+  if (const auto text = text_quantity(base, k ? std::optional(k->first) : std::nullopt, "10Gbit")) {
     const auto r = parse_rate(*text);
     if (!r) {
       fail(base, "expected a rate with its unit (e.g. \"10Gbit\", \"400mbit\"), got \"" + *text + "\"");
@@ -310,7 +331,7 @@ std::optional<double> parse_byte_text(const std::string& text) {
 std::optional<std::uint64_t> JsonReader::bytes(std::string_view base, std::uint64_t lo,
                                                std::uint64_t hi) const {
   const std::string key = std::string(base) + "_bytes";
-  if (const auto text = text_quantity(base, has(key) ? std::optional(key) : std::nullopt)) {
+  if (const auto text = text_quantity(base, has(key) ? std::optional(key) : std::nullopt, "4MiB")) {
     const auto b = parse_byte_text(*text);
     if (!b) {
       fail(base,

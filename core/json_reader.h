@@ -48,6 +48,8 @@ class JsonReader {
   std::optional<double> optional_number(std::string_view key, double lo, double hi) const;
   std::int64_t integer(std::string_view key, std::int64_t lo, std::int64_t hi) const;
   std::optional<std::int64_t> optional_integer(std::string_view key, std::int64_t lo, std::int64_t hi) const;
+  // A random seed: an integer in [0, 2^64-1], the range --seed takes.
+  std::optional<std::uint64_t> optional_seed(std::string_view key) const;
   // A probability in [0, 1].
   std::optional<double> optional_probability(std::string_view key) const;
   std::string string(std::string_view key) const;
@@ -72,8 +74,8 @@ class JsonReader {
 
  private:
   const nlohmann::json& at(std::string_view key) const;
-  std::optional<std::string> text_quantity(std::string_view base,
-                                           const std::optional<std::string>& unit_form) const;
+  std::optional<std::string> text_quantity(std::string_view base, const std::optional<std::string>& unit_form,
+                                           std::string_view example) const;
   // Which of base+suffixes is present (at most one), or nullopt.
   std::optional<std::pair<std::string, double>> unit_key(
       std::string_view base, std::initializer_list<std::pair<std::string_view, double>> units) const;

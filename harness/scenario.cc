@@ -1,5 +1,6 @@
 #include "harness/scenario.h"
 
+#include "reports/checks.h"
 #include "reports/report.h"
 
 #include <filesystem>
@@ -83,6 +84,10 @@ fabric::RegionSpec read_region(const JsonReader& r, bool relay) {
   }
   reg.nic_rate = *nic;
   reg.uplink_rate = r.rate("uplink_rate").value_or(BitRate{});
+  if (r.has("uplink_rate") && reg.uplink_rate.unlimited()) {
+    // "0bit" would read as no limit at all, the opposite of what it says: omit the key instead.
+    r.fail("uplink_rate", "must be above 0 (omit uplink_rate for an uplink as fast as the NICs)");
+  }
   reg.latency = r.duration("latency", Duration{0}, Duration{1'000'000'000}).value_or(reg.latency);
   reg.buffer_bytes = r.bytes("buffer", 1500, std::uint64_t{1} << 40).value_or(reg.buffer_bytes);
   reg.alpha = r.optional_number("alpha", 1.0 / 64, 64).value_or(reg.alpha);
@@ -507,6 +512,9 @@ TransportSpec read_transport(const JsonReader& t) {
   c.min_pto = t.duration("pto_min", Duration{1'000}).value_or(c.min_pto);
   c.cnp_interval = t.duration("cnp_interval").value_or(c.cnp_interval);
   s.max_pacing_rate = t.rate("max_pacing_rate").value_or(BitRate{});
+  if (t.has("max_pacing_rate") && s.max_pacing_rate.unlimited()) {
+    t.fail("max_pacing_rate", "must be above 0 (omit it for no cap)");
+  }
   try {
     transport::validate(c);
   } catch (const transport::TransportConfigError& e) {
@@ -555,8 +563,7 @@ Scenario parse_scenario(const nlohmann::json& doc, const std::string& file) {
   }
   s.name = r.string("name");
   s.description = r.optional_string("description").value_or("");
-  s.seed = static_cast<std::uint64_t>(
-      r.optional_integer("seed", 0, std::numeric_limits<std::int64_t>::max()).value_or(1));
+  s.seed = r.optional_seed("seed").value_or(1);
   s.topology = read_topology(r.object("topology"), file);
   s.transport = r.has("transport") ? read_transport(r.object("transport")) : TransportSpec{};
   check_routes(s.topology, file);
@@ -609,7 +616,8 @@ Scenario parse_scenario(const nlohmann::json& doc, const std::string& file) {
         s.thresholds[name] = value.get<bool>() ? 1 : 0;
         continue;
       }
-      s.thresholds[name] = t->number(name, -1e18, 1e18);
+      const auto range = reports::limit_range(name).value_or(reports::LimitRange{-1e18, 1e18});
+      s.thresholds[name] = t->number(name, range.lo, range.hi);
     }
   }
   if (const auto c = r.optional_object("cost")) {

@@ -24,7 +24,12 @@ struct CheckSpec {
   Measure measure;
   // The same metric on the unimpaired baseline (null: none, or the metric has no baseline).
   Measure baseline = nullptr;
+  // The limits that can mean something: a fraction in [0, 1], a slowdown of at least 1, no
+  // negative time or rate. Anything else is a typo (150 for 1.5 %), refused up front.
+  LimitRange range = {0, 1e18};
 };
+
+constexpr LimitRange kFraction{0, 1};
 
 std::string number_text(double v) {
   std::ostringstream os;
@@ -153,8 +158,9 @@ const std::vector<CheckSpec>& specs() {
        over_ops(
            "prediction", [](const json& op) { return number_at(op, {"measured_over_predicted"}); },
            Bound::kMax)},
-      {"gpu_idle_fraction_max", Bound::kMax, idle_fraction, baseline_idle_fraction},
-      {"slowdown_max", Bound::kMax, slowdown},
+      {"gpu_idle_fraction_max", Bound::kMax, idle_fraction, baseline_idle_fraction, kFraction},
+      // The impaired job against the same job unimpaired: below 1 no run can pass.
+      {"slowdown_max", Bound::kMax, slowdown, nullptr, {1, 1e18}},
       {"goodput_gbps_min", Bound::kMin,
        over_flows([](const json& f) { return number_at(f, {"goodput_bps"}).value() / 1e9; }, Bound::kMin)},
       {"rtt_p99_ms_max", Bound::kMax,
@@ -169,7 +175,8 @@ const std::vector<CheckSpec>& specs() {
        [](const ResultInput&, const json& report) {
          const auto v = number_at(report, {"packets", "retransmit_fraction"});
          return v ? Measurement{v, "all flows", ""} : missing("no packets sent by any flow");
-       }},
+       },
+       nullptr, kFraction},
       {"one_way_delay_p99_ms_max", Bound::kMax,
        [](const ResultInput&, const json& report) {
          const auto v = number_at(report, {"packets", "one_way_delay_ns", "p99"});
@@ -180,7 +187,8 @@ const std::vector<CheckSpec>& specs() {
        [](const ResultInput&, const json& report) {
          const auto v = number_at(report, {"flows", "jain_fairness"});
          return v ? Measurement{v, "bulk flows", ""} : missing("no bulk flows in the result");
-       }},
+       },
+       nullptr, kFraction},
   };
   return table;
 }
@@ -244,6 +252,12 @@ json numeric_check(const CheckSpec& spec, const ResultInput& in, const json& rep
 
 }  // namespace
 
+std::optional<LimitRange> limit_range(std::string_view name) {
+  const auto spec =
+      std::find_if(specs().begin(), specs().end(), [&](const CheckSpec& c) { return c.name == name; });
+  return spec == specs().end() ? std::nullopt : std::optional<LimitRange>(spec->range);
+}
+
 const std::set<std::string, std::less<>>& check_names() {
   static const std::set<std::string, std::less<>> names = [] {
     std::set<std::string, std::less<>> s{std::string(kAccounting)};
@@ -282,6 +296,11 @@ json evaluate_checks(const ResultInput& in, const json& report) {
     }
     if (!t.limit.is_number() || !std::isfinite(t.limit.get<double>())) {
       throw InputError(in.file, t.path, "must be a number, got " + describe(t.limit));
+    }
+    if (const double v = t.limit.get<double>(); v < spec->range.lo || v > spec->range.hi) {
+      throw InputError(in.file, t.path,
+                       "must be in [" + number_text(spec->range.lo) + ", " + number_text(spec->range.hi) +
+                           "], got " + describe(t.limit));
     }
     checks.push_back(numeric_check(*spec, in, report, t.limit.get<double>()));
   }

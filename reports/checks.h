@@ -7,6 +7,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -28,5 +29,12 @@ struct Measurement {
 nlohmann::json evaluate_checks(const ResultInput& in, const nlohmann::json& report);
 
 const std::set<std::string, std::less<>>& check_names();
+
+// The range a threshold's limit must lie in; nullopt for an unknown name or a boolean check.
+struct LimitRange {
+  double lo;
+  double hi;
+};
+std::optional<LimitRange> limit_range(std::string_view name);
 
 }  // namespace gw::reports

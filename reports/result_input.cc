@@ -298,7 +298,7 @@ ResultInput read_result(const nlohmann::json& result, const std::string& file) {
   in.file = file;
   in.scenario = r.optional_string("scenario").value_or("");
   in.scenario_file = r.optional_string("scenario_file").value_or("");
-  in.seed = optional_count(r, "seed");
+  in.seed = r.optional_seed("seed").value_or(0);
   in.mode = r.optional_string("mode").value_or("sim");
   in.duration = r.has("duration_ns") ? nanoseconds(r, "duration_ns") : Duration{0};
   in.flows = records<FlowRecord>(r, "flows", flow_of);

@@ -38,8 +38,7 @@ Profile parse_profile(const nlohmann::json& doc, const std::string& file) {
   p.description = r.optional_string("description").value_or("");
   r.allow("source");
   r.optional_string("source");
-  p.seed = static_cast<std::uint64_t>(
-      r.optional_integer("seed", 0, std::numeric_limits<std::int64_t>::max()).value_or(1));
+  p.seed = r.optional_seed("seed").value_or(1);
 
   const auto [a_json, b_json] = directions(r);
   const std::string a_path = r.has("a_to_b") ? "$.a_to_b" : "$.b_to_a";

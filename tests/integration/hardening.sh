@@ -6,7 +6,13 @@
 #  - a number a double cannot hold (1e400, a 400-digit integer): was exit 3, "internal error";
 #  - a distribution table, a rate trace, a Mahimahi trace or a scenario's WAN profile naming
 #    /dev/zero or /dev/urandom, and `from-netem ... distribution /dev/zero`: never ended,
-#    2-4 GB read.
+#    2-4 GB read;
+#  - a unit-bearing key given a bare number ("delay": 5, "compute": 50, "duration": 60,
+#    "results": {"interval": 5}): validated "ok" and was silently 0 or "missing";
+#  - limits that cannot mean what they say: uplink_rate "0bit" (read as unlimited), a
+#    threshold fraction of 150, a slowdown limit below 1, a seed above 2^63 (--seed takes
+#    2^64-1);
+#  - a 1 MB bad value: was echoed whole; now capped at 1,000 characters.
 # Usage: hardening.sh GRADWALL SOURCE_DIR
 set -euo pipefail
 
@@ -72,5 +78,76 @@ json.dump({"gradwall": "scenario/v1", "name": "x", "seed": 1,
 PY
   refused "scenario profile $dev" "*$dev: not a regular file*" "$GW" run scenario-dev.json --out out
 done
+
+# A small valid scenario, then one mutation per case: refused with the key and the form.
+scenario() {
+  "$PY" - "$@" <<'PY'
+import json, sys
+s = {"gradwall": "scenario/v1", "name": "x", "seed": 1,
+     "topology": {"regions": [{"name": "a", "hosts": 1, "nic_rate": "10Gbit"},
+                              {"name": "b", "hosts": 1, "nic_rate": "10Gbit"}],
+                  "wan": [{"between": ["a", "b"], "netem": "delay 5ms"}]},
+     "workload": {"kind": "flows", "duration": "100ms", "flows": [{"from": "a", "to": "b", "count": 1}]}}
+for change in sys.argv[2:]:
+    where, value = change.split("=", 1)
+    node = s
+    keys = where.split(".")
+    for k in keys[:-1]:
+        node = node[int(k)] if k.isdigit() else node.setdefault(k, {})
+    node[keys[-1]] = json.loads(value)
+json.dump(s, open(sys.argv[1], "w"))
+PY
+}
+scenario ok.json
+run "$GW" run ok.json --out out -q
+[[ $rc -eq 0 ]] || fail "the unmutated scenario should pass (rc $rc: ${err:0:300})"
+
+printf '{"gradwall":"profile/v1","name":"x","a_to_b":{"delay":{"delay":-5}}}' >bare-delay.json
+refused "bare delay" 'bare-delay.json: $.a_to_b.delay.delay: must be text with its unit (e.g. "25ms"), or a number under delay_<unit>, got -5' \
+  "$GW" profile validate bare-delay.json
+printf '{"gradwall":"profile/v1","name":"x","a_to_b":{"delay":{"delay":"10ms","jitter":5}}}' >bare-jitter.json
+refused "bare jitter" 'bare-jitter.json: $.a_to_b.delay.jitter: must be text with its unit (e.g. "25ms")*got 5' \
+  "$GW" profile validate bare-jitter.json
+scenario duration.json 'workload.duration=60'
+refused "bare duration" 'gradwall: duration.json: $.workload.duration: must be text with its unit*got 60' \
+  "$GW" run duration.json --out out
+scenario interval.json 'results.interval=5'
+refused "bare interval" 'gradwall: interval.json: $.results.interval: must be text with its unit*got 5' \
+  "$GW" run interval.json --out out
+scenario uplink.json 'topology.regions.0.uplink_rate="0bit"'
+refused "uplink 0bit" 'gradwall: uplink.json: $.topology.regions[[]0].uplink_rate: must be above 0 (omit*' \
+  "$GW" run uplink.json --out out
+scenario pacing.json 'transport.max_pacing_rate="0bit"'
+refused "max_pacing_rate 0bit" 'gradwall: pacing.json: $.transport.max_pacing_rate: must be above 0 (omit*' \
+  "$GW" run pacing.json --out out
+scenario idle.json 'thresholds.gpu_idle_fraction_max=150'
+refused "idle 150" 'gradwall: idle.json: $.thresholds.gpu_idle_fraction_max: must be in [[]0, 1], got 150' \
+  "$GW" run idle.json --out out
+scenario slowdown.json 'thresholds.slowdown_max=-1'
+refused "slowdown -1" 'gradwall: slowdown.json: $.thresholds.slowdown_max: must be in [[]1, *], got -1' \
+  "$GW" run slowdown.json --out out
+scenario seed.json 'seed=-1'
+refused "seed -1" 'gradwall: seed.json: $.seed: must be an integer in [[]0, 2^64-1], got -1' \
+  "$GW" run seed.json --out out
+
+# The seed range is the same in JSON and on the command line: 2^64-1 is taken by both and
+# gives the same run.
+scenario seed-max.json 'seed=18446744073709551615'
+run "$GW" run seed-max.json --out out-json -q
+[[ $rc -eq 0 ]] || fail "seed 2^64-1 in JSON should be taken (rc $rc: ${err:0:300})"
+run "$GW" run ok.json --out out-cli -q --seed 18446744073709551615
+[[ $rc -eq 0 ]] || fail "--seed 2^64-1 should be taken (rc $rc: ${err:0:300})"
+"$PY" - <<'PY' || fail "seed 2^64-1 from JSON and from --seed should give the same run"
+import json
+a, b = (json.load(open(d + "/result.json")) for d in ("out-json", "out-cli"))
+assert a["seed"] == b["seed"] == 2**64 - 1, (a["seed"], b["seed"])
+assert a["flows"] == b["flows"]
+PY
+
+"$PY" -c 'print("{\"gradwall\":\"profile/v1\",\"name\":\"x\",\"a_to_b\":{\"delay\":{\"delay\":\"" + "9" * 1000000 + "\"}}}")' >huge.json
+run timeout 20 "$GW" profile validate huge.json
+[[ $rc -eq 2 ]] || fail "1 MB value: expected exit 2, got $rc"
+(( ${#err} < 1500 )) || fail "1 MB value: the error line is ${#err} characters (cap 1,000 + path)"
+[[ $err == *"more bytes)"* ]] || fail "1 MB value: the error does not say it was cut: ${err:0:200}"
 
 finish

@@ -61,7 +61,7 @@ bad version '{"gradwall": "profile/v2", "name": "t"}' \
 bad no-version '{"name": "t"}' \
   'no-version.json: $.gradwall: is required ("profile/v1")'
 bad wrong-type "{$V, \"seed\": \"one\"}" \
-  'wrong-type.json: $.seed: must be an integer, got "one"'
+  'wrong-type.json: $.seed: must be an integer in [0, 2^64-1], got "one"'
 bad not-object "{$V, \"a_to_b\": {\"delay\": 5}}" \
   'not-object.json: $.a_to_b.delay: must be an object, got 5'
 bad top-array '[1]' \

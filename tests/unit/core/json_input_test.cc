@@ -44,6 +44,52 @@ TEST(JsonInput, DuplicateKeysStillNameTheirObject) {
             "$.a.b: key given twice (a JSON object's keys must be unique)");
 }
 
+// What a JsonReader accessor says about `doc` (one key read by `read`), or "accepted".
+template <typename Read>
+std::string reader_error(const std::string& doc, Read read) {
+  const nlohmann::json j = parse_json_strict(doc, "f.json");
+  try {
+    read(JsonReader(j, "f.json"));
+  } catch (const InputError& e) {
+    return e.path() + ": " + e.reason();
+  }
+  return "accepted";
+}
+
+TEST(JsonReaderUnits, ABareNumberForAUnitBearingKeyIsRefusedNotIgnored) {
+  const auto delay = [](const JsonReader& r) { (void)r.duration("delay"); };
+  EXPECT_EQ(reader_error(R"({"delay": 5})", delay),
+            "$.delay: must be text with its unit (e.g. \"25ms\"), or a number under delay_<unit>, got 5");
+  EXPECT_EQ(reader_error(R"({"delay": "5ms"})", delay), "accepted");
+  EXPECT_EQ(reader_error(R"({"delay_ms": 5})", delay), "accepted");
+  const auto rate = [](const JsonReader& r) { (void)r.rate("rate"); };
+  EXPECT_EQ(reader_error(R"({"rate": true})", rate).substr(0, 43),
+            "$.rate: must be text with its unit (e.g. \"1");
+  const auto size = [](const JsonReader& r) { (void)r.bytes("buffer"); };
+  EXPECT_EQ(reader_error(R"({"buffer": null})", size).substr(0, 48),
+            "$.buffer: must be text with its unit (e.g. \"4MiB");
+}
+
+TEST(JsonReaderSeed, TheWholeUnsignedRangeAndNothingElse) {
+  std::uint64_t got = 0;
+  const auto seed = [&](const JsonReader& r) { got = r.optional_seed("seed").value_or(7); };
+  EXPECT_EQ(reader_error(R"({"seed": 18446744073709551615})", seed), "accepted");
+  EXPECT_EQ(got, ~std::uint64_t{0});
+  EXPECT_EQ(reader_error(R"({})", seed), "accepted");
+  EXPECT_EQ(got, 7U);
+  EXPECT_EQ(reader_error(R"({"seed": -1})", seed), "$.seed: must be an integer in [0, 2^64-1], got -1");
+  EXPECT_EQ(reader_error(R"({"seed": 1.5})", seed), "$.seed: must be an integer in [0, 2^64-1], got 1.5");
+}
+
+TEST(InputErrorText, AHugeValueIsCutAndSaysHowMuch) {
+  const InputError e("f.json", "$." + std::string(5000, 'k'), "bad \"" + std::string(1'000'000, '9') + "\"");
+  EXPECT_LT(std::string(e.what()).size(), 1400U);
+  EXPECT_NE(e.reason().find("more bytes)"), std::string::npos);
+  EXPECT_NE(e.path().find("more bytes)"), std::string::npos);
+  const InputError small("f.json", "$.a", "short");
+  EXPECT_STREQ(small.what(), "f.json: $.a: short");
+}
+
 TEST(TextFile, OnlyRegularFilesWithinTheLimit) {
   const std::string path = ::testing::TempDir() + "gw_text_file_test.txt";
   std::ofstream(path) << std::string(3000, 'x');
