@@ -57,6 +57,8 @@ int cmd_replay(const Args& args) {
     j["snapshot_truncated"] = s.snapshot_truncated;
     j["corrupt_beyond_capture"] = s.corrupt_beyond_capture;
     j["input_time_went_back"] = s.input_time_went_back;
+    j["gaps_shortened"] = s.gaps_shortened;
+    j["idle_skipped_ns"] = s.idle_skipped.count();
     std::cout << j.dump(2) << "\n";
   } else {
     std::cout << "replayed " << o.input << " -> " << o.output << " through profile " << profile.name << " ("
@@ -65,6 +67,11 @@ int cmd_replay(const Args& args) {
     if (s.snapshot_truncated > 0 || s.input_time_went_back > 0) {
       std::cout << "input\n  snapshot-truncated      " << s.snapshot_truncated
                 << "\n  time went back          " << s.input_time_went_back << "\n";
+    }
+    if (s.gaps_shortened > 0) {
+      std::cout << "idle gaps (cross traffic not simulated: docs/guide/replay.md)\n  shortened               "
+                << s.gaps_shortened << " (" << static_cast<double>(s.idle_skipped.count()) / 1e9
+                << " s cut)\n";
     }
   }
   return accounting_error(sum).empty() ? kExitOk : kExitCheckFailed;

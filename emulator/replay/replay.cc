@@ -61,7 +61,8 @@ PcapHandle open_input(const std::string& file) {
 // without commit, it removes the temporary file.
 class AtomicPcapWriter {
  public:
-  AtomicPcapWriter(std::string path, int snaplen) : path_(std::move(path)) {
+  AtomicPcapWriter(std::string path, int snaplen, std::string input)
+      : path_(std::move(path)), input_(std::move(input)) {
     dead_.reset(pcap_open_dead_with_tstamp_precision(DLT_EN10MB, snaplen, PCAP_TSTAMP_PRECISION_NANO));
     if (!dead_) {
       throw EnvironmentError("cannot write " + path_ + ": libpcap could not make a writer");
@@ -99,8 +100,16 @@ class AtomicPcapWriter {
   AtomicPcapWriter(const AtomicPcapWriter&) = delete;
   AtomicPcapWriter& operator=(const AtomicPcapWriter&) = delete;
 
-  // `ts_ns`: nanoseconds since the Unix epoch.
-  void write(std::int64_t ts_ns, std::span<const std::uint8_t> bytes, std::uint32_t wire_len) {
+  // `ts_ns`: nanoseconds since the Unix epoch; `record`: the input record it came from.
+  void write(std::int64_t ts_ns, std::span<const std::uint8_t> bytes, std::uint32_t wire_len,
+             std::uint64_t record) {
+    // A pcap record holds unsigned 32-bit seconds: 2106-02-07 06:28:15 UTC is the last.
+    if (ts_ns < 0 || ts_ns / kNsPerSecond > std::int64_t{UINT32_MAX}) {
+      throw InputError(
+          input_, "record " + std::to_string(record + 1),
+          "released at " + std::to_string(ts_ns / kNsPerSecond) +
+              " s since 1970, past the last second a pcap timestamp holds (2^32-1 s, 2106-02-07)");
+    }
     pcap_pkthdr h{};
     h.ts.tv_sec = static_cast<time_t>(ts_ns / kNsPerSecond);
     h.ts.tv_usec = static_cast<suseconds_t>(ts_ns % kNsPerSecond);  // ns: the file is nanosecond
@@ -128,6 +137,7 @@ class AtomicPcapWriter {
 
  private:
   std::string path_;
+  std::string input_;  // IN, named when a record's time cannot be written
   std::string tmp_;
   PcapHandle dead_;
   pcap_dumper_t* dumper_ = nullptr;
@@ -137,6 +147,7 @@ class AtomicPcapWriter {
 struct OutRecord {
   std::int64_t release_ns = 0;  // run time
   std::uint64_t seq = 0;        // delivery order, for ties
+  std::uint64_t record = 0;     // IN's record it came from (0-based)
   std::uint32_t wire_len = 0;
   std::vector<std::uint8_t> bytes;
 
@@ -183,7 +194,7 @@ class ReplaySink final : public PacketSink {
     Frame& f = it->second;
     // The last packet made from this frame takes its bytes; earlier ones (an original whose
     // copy is still in flight, or the reverse) take a copy.
-    OutRecord r{ns_of(p.time), seq_++, f.wire_len, f.refs == 1 ? std::move(f.bytes) : f.bytes};
+    OutRecord r{ns_of(p.time), seq_++, p.handle, f.wire_len, f.refs == 1 ? std::move(f.bytes) : f.bytes};
     // Marks before bit errors: the output is the marked frame with one bit flipped, as a bit
     // error on the wire after the last hop would leave it.
     if (p.ce_marked) {
@@ -209,12 +220,15 @@ class ReplaySink final : public PacketSink {
     watermark_ns_ = ns_of(now);
     while (!pending_.empty() && pending_.top().release_ns <= watermark_ns_) {
       const OutRecord& r = pending_.top();
-      out.write(base_ns + r.release_ns, r.bytes, r.wire_len);
+      out.write(base_ns + r.release_ns, r.bytes, r.wire_len, r.record);
       pending_.pop();
     }
   }
 
   void flush_all(std::int64_t base_ns, AtomicPcapWriter& out) { flush_until(kNever, base_ns, out); }
+
+  // Nothing of the capture is in flight or waiting to be written.
+  bool idle() const { return frames_.empty() && pending_.empty(); }
 
  private:
   struct Frame {
@@ -237,6 +251,66 @@ class ReplaySink final : public PacketSink {
   std::int64_t watermark_ns_ = 0;
 };
 
+// The seconds of a record's time. A classic pcap stores them as unsigned 32 bits (until 2106),
+// but libpcap hands them over sign-extended from 32 bits: from 2038 on they come back
+// negative, and are taken modulo 2^32 again here.
+std::int64_t record_seconds(const pcap_pkthdr& h) {
+  const auto sec = static_cast<std::int64_t>(h.ts.tv_sec);
+  return sec < 0 ? sec & std::int64_t{0xffffffff} : sec;
+}
+
+// Cross traffic (microbursts, incast bursts) makes events whether or not the capture has
+// packets in flight, so replay time would grow with the capture's span rather than its size:
+// two records 1,000 s apart through profiles/wan/microburst-heavy.json would simulate 500,000
+// bursts. A long idle gap is shortened instead: once nothing of the capture is in flight, the
+// engine runs `settle` of the gap, then `settle` more before the next record; the rest is not
+// simulated and OUT's times are shifted back by it. What the next record meets is the queue
+// and AQM state that `settle` (at least 1 s and 10 periods of the slowest source) of the
+// stationary cross traffic builds; what is lost is only the cross traffic's own counters for
+// the time cut. Not done when time itself matters: phases, rate and Mahimahi traces, or a
+// source that has not started yet (all engine times stay the capture's times then).
+struct GapPolicy {
+  Duration settle{0};
+  Instant sources_started = kEpoch;  // every cross-traffic source has started by then
+};
+
+std::optional<GapPolicy> gap_policy(const Profile& profile, Direction dir) {
+  std::vector<const DirectionSpec*> specs{dir == Direction::kAToB ? &profile.a_to_b : &profile.b_to_a};
+  for (const ClassSpec& c : profile.classes) {
+    specs.push_back(dir == Direction::kAToB ? &c.a_to_b : &c.b_to_a);
+  }
+  if (!profile.phases.empty()) {
+    return std::nullopt;
+  }
+  bool cross = false;
+  Duration slowest{0};
+  Duration latest_start{0};
+  const auto source = [&](Duration start, Duration period) {
+    cross = true;
+    slowest = std::max(slowest, period);
+    latest_start = std::max(latest_start, start);
+  };
+  for (const DirectionSpec* d : specs) {
+    if (d->rate && (!d->rate->trace.empty() || !d->rate->mahimahi.empty())) {
+      return std::nullopt;
+    }
+    if (d->queue) {
+      for (const MicroburstSettings& m : d->queue->microbursts) {
+        source(m.start, m.period + m.jitter);
+      }
+    }
+    if (d->incast) {
+      for (const IncastBurstSettings& b : d->incast->bursts) {
+        source(b.start, b.period);
+      }
+    }
+  }
+  if (!cross) {
+    return std::nullopt;  // no events while the capture is idle: nothing to shorten
+  }
+  return GapPolicy{std::max(Duration{kNsPerSecond}, 10 * slowest), kEpoch + latest_start};
+}
+
 }  // namespace
 
 ReplaySummary replay(const ReplayOptions& o) {
@@ -245,7 +319,7 @@ ReplaySummary replay(const ReplayOptions& o) {
 
 ReplaySummary replay(const Profile& profile, const ReplayOptions& o) {
   PcapHandle in = open_input(o.input);
-  AtomicPcapWriter out(o.output, pcap_snapshot(in.get()));
+  AtomicPcapWriter out(o.output, pcap_snapshot(in.get()), o.input);
   Profile p = profile;
   if (o.seed) {
     p.seed = *o.seed;
@@ -257,6 +331,7 @@ ReplaySummary replay(const Profile& profile, const ReplayOptions& o) {
 
   std::int64_t first_ns = 0;
   Instant last = kEpoch;
+  const std::optional<GapPolicy> gaps = gap_policy(p, o.direction);
   for (std::uint64_t index = 0;; ++index) {
     pcap_pkthdr* h = nullptr;
     const u_char* data = nullptr;
@@ -267,14 +342,25 @@ ReplaySummary replay(const Profile& profile, const ReplayOptions& o) {
     if (rc != 1) {
       throw InputError(o.input, "record " + std::to_string(index + 1), pcap_geterr(in.get()));
     }
-    const std::int64_t ts_ns = static_cast<std::int64_t>(h->ts.tv_sec) * kNsPerSecond + h->ts.tv_usec;
+    const std::int64_t ts_ns = record_seconds(*h) * kNsPerSecond + h->ts.tv_usec;
     if (index == 0) {
       first_ns = ts_ns;
     }
-    Instant arrival = at_ns(ts_ns - first_ns);
+    Instant arrival = at_ns(ts_ns - first_ns) - s.idle_skipped;
     if (arrival < last) {
       arrival = last;
       ++s.input_time_went_back;
+    }
+    if (gaps && arrival - last > 2 * gaps->settle && last + gaps->settle >= gaps->sources_started) {
+      const Instant settled = last + gaps->settle;
+      engine.advance(settled, sink);
+      writer.flush_until(settled, first_ns + ns_of(s.idle_skipped), out);
+      if (writer.idle()) {
+        const Duration cut = arrival - settled - gaps->settle;
+        s.idle_skipped += cut;
+        ++s.gaps_shortened;
+        arrival = arrival - cut;
+      }
     }
     last = arrival;
     const std::uint32_t wire_len = std::max(h->len, h->caplen);
@@ -292,13 +378,20 @@ ReplaySummary replay(const Profile& profile, const ReplayOptions& o) {
     const std::uint64_t copies_before = engine.totals().duplicated;
     engine.push(packet_from_frame(frame, index, arrival, wire_len), arrival, sink);
     writer.unpin(index, engine.totals().duplicated - copies_before);
-    writer.flush_until(arrival, first_ns, out);
+    writer.flush_until(arrival, first_ns + ns_of(s.idle_skipped), out);
   }
   engine.drain(sink, last);
-  writer.flush_all(first_ns, out);
+  writer.flush_all(first_ns + ns_of(s.idle_skipped), out);
   out.commit();
 
   s.impairment = sink.finish(engine.totals(), engine.held_packets());
+  if (s.idle_skipped.count() > 0 && s.impairment.span.count() > 0) {
+    // Goodput over the capture's own span, cut time included.
+    const Duration span = s.impairment.span + s.idle_skipped;
+    s.impairment.goodput_bps *=
+        static_cast<double>(s.impairment.span.count()) / static_cast<double>(span.count());
+    s.impairment.span = span;
+  }
   return s;
 }
 

@@ -48,6 +48,10 @@ struct ReplaySummary {
   // Records whose capture time is earlier than the record before (merged captures): they
   // enter the engine at the time of the latest record so far, as time never goes back.
   std::uint64_t input_time_went_back = 0;
+  // Idle gaps shortened (replay.cc: with cross traffic in the profile, a gap longer than twice
+  // the settling time with nothing of the capture in flight), and the time cut from them.
+  std::uint64_t gaps_shortened = 0;
+  Duration idle_skipped{0};
 };
 
 // Replays o.input into o.output through direction o.direction of the profile in o.profile.

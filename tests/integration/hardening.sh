@@ -12,7 +12,10 @@
 #  - limits that cannot mean what they say: uplink_rate "0bit" (read as unlimited), a
 #    threshold fraction of 150, a slowdown limit below 1, a seed above 2^63 (--seed takes
 #    2^64-1);
-#  - a 1 MB bad value: was echoed whole; now capped at 1,000 characters.
+#  - a 1 MB bad value: was echoed whole; now capped at 1,000 characters;
+#  - replay: two records 1,000 s apart through a profile with microbursts never ended (the
+#    gap's 500,000 bursts were simulated); records from 2038 on came out with a nanosecond
+#    field >= 1e9 (libpcap's sign-extended seconds).
 # Usage: hardening.sh GRADWALL SOURCE_DIR
 set -euo pipefail
 
@@ -149,5 +152,55 @@ run timeout 20 "$GW" profile validate huge.json
 [[ $rc -eq 2 ]] || fail "1 MB value: expected exit 2, got $rc"
 (( ${#err} < 1500 )) || fail "1 MB value: the error line is ${#err} characters (cap 1,000 + path)"
 [[ $err == *"more bytes)"* ]] || fail "1 MB value: the error does not say it was cut: ${err:0:200}"
+
+# Replay. pcap(FILE, [(sec, nsec), ...]): a nanosecond pcap of 60-byte UDP/IPv4 frames.
+"$PY" - <<'PY'
+import struct
+def pcap(name, times):
+    with open(name, "wb") as f:
+        f.write(struct.pack("<IHHiIII", 0xA1B23C4D, 2, 4, 0, 0, 65535, 1))
+        for i, (sec, nsec) in enumerate(times):
+            ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 46, i, 0, 64, 17, 0, bytes([10, 0, 0, 1]), bytes([10, 0, 0, 2]))
+            frame = b"\x02" * 6 + b"\x04" * 6 + b"\x08\x00" + ip + struct.pack("!HHHH", 1000, 2000, 26, 0) + bytes(18)
+            f.write(struct.pack("<IIII", sec, nsec, len(frame), len(frame)) + frame)
+pcap("gap.pcap", [(1700000000, 0), (1700001000, 0)])
+pcap("y2038.pcap", [(2**31, 500000000), (2**31 + 1, 0)])
+pcap("y2106.pcap", [(2**32 - 1, 999900000)])
+PY
+run timeout 20 "$GW" replay gap.pcap gap-out.pcap --profile "$SRC/profiles/wan/microburst-heavy.json" --json
+[[ $rc -eq 0 ]] || fail "replay, 1,000 s gap with microbursts: rc $rc (${err:0:300})"
+"$PY" - "$out" <<'PY' || fail "replay, 1,000 s gap: wrong summary or times"
+import json, struct, sys
+s = json.loads(sys.argv[1])
+assert s["gaps_shortened"] == 1, s
+assert 990e9 < s["idle_skipped_ns"] < 1000e9, s
+data = open("gap-out.pcap", "rb").read()[24:]
+times = []
+while data:
+    sec, nsec, cap, _ = struct.unpack("<IIII", data[:16])
+    times.append(sec + nsec / 1e9)
+    data = data[16 + cap:]
+# Each record 15 ms (the profile's delay) plus at most the 2 MB queue at 10 Gbit/s (1.6 ms)
+# after its own capture time: the cut time is given back in OUT.
+assert len(times) == 2, times
+for got, sent in zip(times, (1700000000, 1700001000)):
+    assert 0.015 <= got - sent <= 0.0167, (got, sent)
+PY
+run timeout 20 "$GW" replay y2038.pcap y2038-out.pcap --profile "$SRC/profiles/wan/metro.json"
+[[ $rc -eq 0 ]] || fail "replay, 2038: rc $rc (${err:0:300})"
+"$PY" - <<'PY' || fail "replay, 2038: OUT's times are not the input's plus the delay"
+import struct
+data = open("y2038-out.pcap", "rb").read()[24:]
+got = []
+while data:
+    sec, nsec, cap, _ = struct.unpack("<IIII", data[:16])
+    assert nsec < 10**9, nsec
+    got.append((sec, nsec))
+    data = data[16 + cap:]
+assert [g[0] for g in got] == [2**31, 2**31 + 1], got
+PY
+refused "replay past 2106" 'gradwall: y2106.pcap: record 1: released at 4294967296 s since 1970, past the last second a pcap timestamp holds*' \
+  "$GW" replay y2106.pcap y2106-out.pcap --profile "$SRC/profiles/wan/metro.json"
+[[ ! -e y2106-out.pcap ]] || fail "replay past 2106: OUT was left behind"
 
 finish
