@@ -17,6 +17,7 @@
 #include "harness/cli.h"
 #include "harness/commands.h"
 #include "harness/live_runner.h"
+#include "harness/run_cost.h"
 #include "harness/scenario.h"
 #include "harness/sim_runner.h"
 #include "reports/report.h"
@@ -388,7 +389,10 @@ int cmd_run(const Args& args) {
       "address on the link toward its port)")(
       "max-pacing-rate", po::value<std::string>(),
       "live baselines: SO_MAX_PACING_RATE of every kernel TCP socket (e.g. 45Mbit; overrides the "
-      "scenario's transport.max_pacing_rate)")("scenario", po::value<std::string>(), "scenario file");
+      "scenario's transport.max_pacing_rate)")(
+      "estimate", "print the estimated memory and CPU time of the run and exit (docs/scenarios.md \"Cost\")")(
+      "force", "run even when the estimated memory or time is above the limit (docs/scenarios.md \"Cost\")")(
+      "scenario", po::value<std::string>(), "scenario file");
   po::positional_options_description pos;
   pos.add("scenario", 1);
   const auto vm = parse(args, opts, pos);
@@ -430,6 +434,26 @@ int cmd_run(const Args& args) {
   }
   if (vm.count("seed")) {
     scenario.seed = parse_seed_option(vm["seed"].as<std::string>());
+  }
+  if (vm.count("estimate")) {
+    const RunCost cost = estimate_cost(scenario);
+    const CostLimits limits = default_cost_limits();
+    std::cout << scenario.file << ": estimated " << bytes_text(cost.memory_bytes) << " of memory (limit "
+              << bytes_text(limits.memory_bytes) << "), " << seconds_text(cost.cpu_seconds)
+              << " of CPU (limit " << seconds_text(limits.cpu_seconds) << ")\n  connections "
+              << cost.connections << ", schedule steps " << cost.schedule_steps << ", packets "
+              << cost.packets << "; mostly " << cost.driver << "\n";
+    return kExitOk;
+  }
+  if (mode == "sim") {  // live runs take the scenario's duration in real time
+    const RunCost cost = estimate_cost(scenario);
+    if (!vm.count("force")) {
+      check_cost(scenario, cost, default_cost_limits());
+    }
+    if (cost.cpu_seconds > 120 && !vm.count("quiet")) {
+      std::cerr << "gradwall: " << scenario.file << ": estimated " << seconds_text(cost.cpu_seconds)
+                << " and " << bytes_text(cost.memory_bytes) << " (" << cost.driver << ")\n";
+    }
   }
   std::error_code ec;
   fs::create_directories(out, ec);

@@ -1,9 +1,11 @@
 #include "harness/scenario.h"
 
+#include "harness/run_cost.h"
 #include "reports/checks.h"
 #include "reports/report.h"
 
 #include <filesystem>
+#include <functional>
 #include <tuple>
 
 #include "core/errors.h"
@@ -19,6 +21,23 @@
 namespace gw {
 
 namespace {
+
+// Inputs whose work would not fit any machine are refused while reading, before anything is
+// built: work items of a training run (DDP buckets, FSDP layers, pipeline micro-batches, over
+// all iterations) and DDP buckets per iteration. A schedule is built to validate the
+// collective's settings only up to this many steps; bigger ones are left to the cost check
+// (run_cost.h), which estimates them without building.
+constexpr std::uint64_t kMaxWorkItems = 2'000'000;
+constexpr std::uint64_t kMaxBucketsPerIteration = 65'536;
+constexpr double kMaxValidatedSteps = 1e6;
+
+std::uint32_t total_hosts(const fabric::TopologySpec& topo) {
+  std::uint32_t n = 0;
+  for (const auto& r : topo.regions) {
+    n += r.hosts;
+  }
+  return n;
+}
 
 namespace fs = std::filesystem;
 
@@ -299,18 +318,12 @@ void read_collective_workload(const JsonReader& w, const fabric::TopologySpec& t
     }
   }
   try {
-    (void)coll::build_schedule(cs, placement);
+    if (estimate_steps(cs, total_hosts(topo)) <= kMaxValidatedSteps) {
+      (void)coll::build_schedule(cs, placement);
+    }
   } catch (const coll::CollectiveError& e) {
     w.fail("collective", e.reason);
   }
-}
-
-std::uint32_t total_hosts(const fabric::TopologySpec& topo) {
-  std::uint32_t n = 0;
-  for (const auto& r : topo.regions) {
-    n += r.hosts;
-  }
-  return n;
 }
 
 // ddp / fsdp: a model, its compute per iteration, and how gradients are synchronised
@@ -349,6 +362,7 @@ void read_training_workload(const JsonReader& w, const fabric::TopologySpec& top
   spec.nccl = read_nccl(w);
   const auto channels = static_cast<std::uint32_t>(
       w.optional_integer("channels", 1, 64).value_or(spec.nccl.channels > 0 ? spec.nccl.channels : 1));
+  std::function<wl::Workload(std::uint32_t)> build;
   try {
     if (spec.kind == "ddp") {
       wl::DdpConfig cfg;
@@ -359,8 +373,18 @@ void read_training_workload(const JsonReader& w, const fabric::TopologySpec& top
           w.bytes("first_bucket", 0, std::uint64_t{1} << 40).value_or(cfg.first_bucket_bytes);
       cfg.algorithm = algorithm;
       cfg.channels = channels;
-      cfg.iterations = spec.iterations;
-      spec.training = wl::ddp_workload(cfg, total_hosts(topo));
+      const std::uint64_t gradient = model.parameters * model.bytes_per_param;
+      const std::uint64_t buckets = (gradient + cfg.bucket_bytes - 1) / cfg.bucket_bytes;
+      if (buckets > kMaxBucketsPerIteration) {
+        w.fail(w.has("bucket") ? "bucket" : "bucket_bytes",
+               std::to_string(cfg.bucket_bytes) + " B cuts " + std::to_string(gradient) +
+                   " B of gradients into " + std::to_string(buckets) + " buckets per iteration, more than " +
+                   std::to_string(kMaxBucketsPerIteration) + " (PyTorch's default bucket_cap_mb is 25 MiB)");
+      }
+      build = [cfg, &topo](std::uint32_t iterations) mutable {
+        cfg.iterations = iterations;
+        return wl::ddp_workload(cfg, total_hosts(topo));
+      };
     } else if (spec.kind == "moe") {
       wl::MoeConfig cfg;
       cfg.model = model;
@@ -371,11 +395,13 @@ void read_training_workload(const JsonReader& w, const fabric::TopologySpec& top
       cfg.seed = static_cast<std::uint64_t>(w.optional_integer("routing_seed", 0, 1LL << 53).value_or(1));
       cfg.algorithm = algorithm;
       cfg.channels = channels;
-      cfg.iterations = spec.iterations;
       if (algorithm != coll::Algorithm::kPairwise && algorithm != coll::Algorithm::kDirect) {
         w.fail("algorithm", "moe sends all-to-all: use \"pairwise\" or \"direct\", got \"" + name + "\"");
       }
-      spec.training = wl::moe_workload(cfg, total_hosts(topo));
+      build = [cfg, &topo](std::uint32_t iterations) mutable {
+        cfg.iterations = iterations;
+        return wl::moe_workload(cfg, total_hosts(topo));
+      };
     } else if (spec.kind == "pipeline") {
       wl::PipelineConfig cfg;
       cfg.model = model;
@@ -384,7 +410,6 @@ void read_training_workload(const JsonReader& w, const fabric::TopologySpec& top
           w.optional_integer("micro_batches", 1, 4096).value_or(cfg.micro_batches));
       const std::string schedule = w.choice("schedule", {"1f1b", "gpipe"}, "1f1b");
       cfg.schedule = schedule == "gpipe" ? wl::PipelineSchedule::kGpipe : wl::PipelineSchedule::kOneFOneB;
-      cfg.iterations = spec.iterations;
       if (w.has("algorithm") || w.has("channels")) {
         w.fail(w.has("algorithm") ? "algorithm" : "channels",
                "a pipeline sends point to point between stages: no collective settings");
@@ -392,16 +417,34 @@ void read_training_workload(const JsonReader& w, const fabric::TopologySpec& top
       if (total_hosts(topo) < 2) {
         w.fail("kind", "a pipeline needs at least two stages: the topology has one host");
       }
-      spec.training = wl::pipeline_workload(cfg, total_hosts(topo));
+      if (std::uint64_t{cfg.micro_batches} * total_hosts(topo) * 4 > kMaxWorkItems) {
+        w.fail("micro_batches", std::to_string(cfg.micro_batches) + " micro-batches on " +
+                                    std::to_string(total_hosts(topo)) + " stages make more than " +
+                                    std::to_string(kMaxWorkItems) + " work items per iteration");
+      }
+      build = [cfg, &topo](std::uint32_t iterations) mutable {
+        cfg.iterations = iterations;
+        return wl::pipeline_workload(cfg, total_hosts(topo));
+      };
     } else {
       wl::FsdpConfig cfg;
       cfg.model = model;
       cfg.compute = compute;
       cfg.algorithm = algorithm;
       cfg.channels = channels;
-      cfg.iterations = spec.iterations;
-      spec.training = wl::fsdp_workload(cfg, total_hosts(topo));
+      build = [cfg, &topo](std::uint32_t iterations) mutable {
+        cfg.iterations = iterations;
+        return wl::fsdp_workload(cfg, total_hosts(topo));
+      };
     }
+    // One iteration first: its size times the iterations is the run's, refused before it is built.
+    wl::Workload one = build(1);
+    if (static_cast<double>(one.items.size()) * spec.iterations > static_cast<double>(kMaxWorkItems)) {
+      w.fail(w.has("iterations") ? "iterations" : "kind",
+             std::to_string(spec.iterations) + " iterations of " + std::to_string(one.items.size()) +
+                 " work items each are more than " + std::to_string(kMaxWorkItems) + " work items");
+    }
+    spec.training = spec.iterations == 1 ? std::move(one) : build(spec.iterations);
   } catch (const wl::WorkloadError& e) {
     w.fail_here(e.reason);
   }
@@ -414,7 +457,9 @@ void read_training_workload(const JsonReader& w, const fabric::TopologySpec& top
   for (const wl::WorkItem& item : spec.training.items) {
     if (item.kind == wl::WorkKind::kCollective) {
       try {
-        (void)coll::build_schedule(item.collective, placement);
+        if (estimate_steps(item.collective, total_hosts(topo)) <= kMaxValidatedSteps) {
+          (void)coll::build_schedule(item.collective, placement);
+        }
       } catch (const coll::CollectiveError& e) {
         w.fail("algorithm", e.reason);
       }

@@ -15,7 +15,10 @@
 #  - a 1 MB bad value: was echoed whole; now capped at 1,000 characters;
 #  - replay: two records 1,000 s apart through a profile with microbursts never ended (the
 #    gap's 500,000 bursts were simulated); records from 2038 on came out with a nanosecond
-#    field >= 1e9 (libpcap's sign-extended seconds).
+#    field >= 1e9 (libpcap's sign-extended seconds);
+#  - scenarios accepted, then out of memory or time (all-to-all on 4,096 ranks, 1 TiB per
+#    rank, DDP buckets of 1 B, 100,000 iterations): refused within a second with the estimate
+#    and the limit (run_cost.h); --estimate prints it; --force is taken.
 # Usage: hardening.sh GRADWALL SOURCE_DIR
 set -euo pipefail
 
@@ -152,6 +155,28 @@ run timeout 20 "$GW" profile validate huge.json
 [[ $rc -eq 2 ]] || fail "1 MB value: expected exit 2, got $rc"
 (( ${#err} < 1500 )) || fail "1 MB value: the error line is ${#err} characters (cap 1,000 + path)"
 [[ $err == *"more bytes)"* ]] || fail "1 MB value: the error does not say it was cut: ${err:0:200}"
+
+# Cost: refused before anything is built, naming the estimate and the limit.
+scenario a2a.json 'topology.regions.0.hosts=2048' 'topology.regions.1.hosts=2048' \
+  'workload={"kind":"collective","collective":{"op":"all_to_all","algorithm":"direct","size_bytes":1048576}}'
+refused "all-to-all on 4,096 ranks" 'gradwall: a2a.json: $: estimated * GiB of memory and * of CPU (16,773,120 connections): above the memory limit of *--force*' \
+  "$GW" run a2a.json --out out
+scenario tb.json 'topology.regions.0.hosts=4' 'topology.regions.1.hosts=4' \
+  'workload={"kind":"collective","collective":{"op":"all_reduce","size":"1TiB"}}'
+refused "1 TiB per rank" 'gradwall: tb.json: $: estimated * h of CPU (*packets): above the time limit of 1.00 h; run with --force*' \
+  "$GW" run tb.json --out out
+run "$GW" run tb.json --estimate
+[[ $rc -eq 0 && $out == "tb.json: estimated "*" h of CPU (limit 1.00 h)"* ]] ||
+  fail "--estimate: rc $rc, [${out:0:300}]"
+ddp='{"kind":"ddp","model":{"parameters":5000000,"bytes_per_param":2,"layers":12,"hidden":768},"compute":{"forward":"40ms","backward":"80ms"}'
+scenario bucket.json "workload=$ddp,\"bucket_bytes\":1}"
+refused "DDP bucket 1 B" 'gradwall: bucket.json: $.workload.bucket_bytes: 1 B cuts 10000000 B of gradients into 10000000 buckets per iteration, more than 65536*' \
+  "$GW" run bucket.json --out out
+scenario iterations.json "workload=$ddp,\"bucket\":\"512KiB\",\"iterations\":100000}"
+refused "100,000 iterations" 'gradwall: iterations.json: $.workload.iterations: 100000 iterations of * work items each are more than 2000000 work items' \
+  "$GW" run iterations.json --out out
+run "$GW" run ok.json --out out-force -q --force
+[[ $rc -eq 0 ]] || fail "--force on a small scenario: rc $rc (${err:0:300})"
 
 # Replay. pcap(FILE, [(sec, nsec), ...]): a nanosecond pcap of 60-byte UDP/IPv4 frames.
 "$PY" - <<'PY'
