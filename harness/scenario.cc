@@ -24,12 +24,13 @@ namespace {
 
 // Inputs whose work would not fit any machine are refused while reading, before anything is
 // built: work items of a training run (DDP buckets, FSDP layers, pipeline micro-batches, over
-// all iterations) and DDP buckets per iteration. A schedule is built to validate the
-// collective's settings only up to this many steps; bigger ones are left to the cost check
-// (run_cost.h), which estimates them without building.
+// all iterations), DDP buckets per iteration and MoE's all-to-all matrices. A schedule is built to validate
+// the collective's settings only up to this many steps; bigger ones are left to the cost check (run_cost.h),
+// which estimates them without building.
 constexpr std::uint64_t kMaxWorkItems = 2'000'000;
 constexpr std::uint64_t kMaxBucketsPerIteration = 65'536;
 constexpr double kMaxValidatedSteps = 1e6;
+constexpr double kMaxMatrixEntries = 1.25e8;  // 1 GB of MoE all-to-all matrices
 
 std::uint32_t total_hosts(const fabric::TopologySpec& topo) {
   std::uint32_t n = 0;
@@ -397,6 +398,16 @@ void read_training_workload(const JsonReader& w, const fabric::TopologySpec& top
       cfg.channels = channels;
       if (algorithm != coll::Algorithm::kPairwise && algorithm != coll::Algorithm::kDirect) {
         w.fail("algorithm", "moe sends all-to-all: use \"pairwise\" or \"direct\", got \"" + name + "\"");
+      }
+      // Every dispatch and combine holds its ranks x ranks byte matrix (MoE routing is uneven).
+      const double p = total_hosts(topo);
+      const double entries = p * p * model.layers * (1 + 4.0 * spec.iterations);
+      if (entries > kMaxMatrixEntries) {
+        w.fail_here("moe on " + std::to_string(total_hosts(topo)) +
+                    " ranks keeps ranks^2 x layers x (4 x iterations + 1) = " +
+                    std::to_string(static_cast<std::uint64_t>(entries)) +
+                    " all-to-all matrix entries (8 B each), more than " +
+                    std::to_string(static_cast<std::uint64_t>(kMaxMatrixEntries)));
       }
       build = [cfg, &topo](std::uint32_t iterations) mutable {
         cfg.iterations = iterations;

@@ -175,6 +175,10 @@ refused "DDP bucket 1 B" 'gradwall: bucket.json: $.workload.bucket_bytes: 1 B cu
 scenario iterations.json "workload=$ddp,\"bucket\":\"512KiB\",\"iterations\":100000}"
 refused "100,000 iterations" 'gradwall: iterations.json: $.workload.iterations: 100000 iterations of * work items each are more than 2000000 work items' \
   "$GW" run iterations.json --out out
+scenario moe.json 'topology.regions.0.hosts=2048' 'topology.regions.1.hosts=2048' \
+  'workload={"kind":"moe","model":{"parameters":5000000,"layers":2,"hidden":256,"tokens_per_iteration":128},"compute":{"forward":"6ms","backward":"12ms"},"algorithm":"direct"}'
+refused "MoE on 4,096 ranks" 'gradwall: moe.json: $.workload: moe on 4096 ranks keeps * all-to-all matrix entries (8 B each), more than 125000000' \
+  "$GW" run moe.json --out out
 run "$GW" run ok.json --out out-force -q --force
 [[ $rc -eq 0 ]] || fail "--force on a small scenario: rc $rc (${err:0:300})"
 
