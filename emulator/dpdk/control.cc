@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "core/errors.h"
+#include "core/http_request.h"
 #include "core/json_reader.h"
 #include "emulator/dpdk/exchange.h"
 #include "emulator/engine/profile.h"
@@ -21,21 +22,9 @@
 namespace gw {
 namespace {
 
-constexpr std::size_t kMaxHeaderBytes = 16 * 1024;
-constexpr std::size_t kMaxBodyBytes = 4 * 1024 * 1024;
-
-struct Request {
-  std::string method;
-  std::string path;
-  std::string authorization;
-  std::string body;
-};
-
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
-}
+// A whole request must arrive within this: a client sending a byte every second would
+// otherwise hold the endpoint (it serves one connection at a time) for hours.
+constexpr auto kRequestDeadline = std::chrono::seconds(5);
 
 std::string trim(const std::string& s) {
   const auto b = s.find_first_not_of(" \t\r\n");
@@ -45,66 +34,24 @@ std::string trim(const std::string& s) {
   return s.substr(b, s.find_last_not_of(" \t\r\n") - b + 1);
 }
 
-// Reads one request; false when the peer sent something that is not one (or too big).
-bool read_request(int fd, Request* r) {
-  std::string buf;
+// Reads one request within kRequestDeadline; the reader says why when it is not one.
+HttpRequestReader::State read_request(int fd, HttpRequestReader& reader) {
+  const auto deadline = std::chrono::steady_clock::now() + kRequestDeadline;
   char chunk[4096];
-  std::size_t header_end = std::string::npos;
-  while ((header_end = buf.find("\r\n\r\n")) == std::string::npos) {
-    if (buf.size() > kMaxHeaderBytes) {
-      return false;
+  while (reader.state() == HttpRequestReader::State::kNeedMore) {
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    pollfd p{fd, POLLIN, 0};
+    if (left.count() <= 0 || poll(&p, 1, static_cast<int>(left.count())) <= 0) {
+      return HttpRequestReader::State::kNeedMore;  // too slow
     }
     const ssize_t n = recv(fd, chunk, sizeof chunk, 0);
     if (n <= 0) {
-      return false;
+      return HttpRequestReader::State::kNeedMore;  // closed early
     }
-    buf.append(chunk, static_cast<std::size_t>(n));
+    reader.feed(std::string_view(chunk, static_cast<std::size_t>(n)));
   }
-  const std::string head = buf.substr(0, header_end);
-  std::size_t line_end = head.find("\r\n");
-  const std::string request_line = head.substr(0, line_end);
-  const auto sp1 = request_line.find(' ');
-  const auto sp2 = request_line.find(' ', sp1 + 1);
-  if (sp1 == std::string::npos || sp2 == std::string::npos) {
-    return false;
-  }
-  r->method = request_line.substr(0, sp1);
-  r->path = request_line.substr(sp1 + 1, sp2 - sp1 - 1);
-  std::size_t length = 0;
-  while (line_end != std::string::npos && line_end < head.size()) {
-    const std::size_t next = head.find("\r\n", line_end + 2);
-    const std::string line =
-        head.substr(line_end + 2, next == std::string::npos ? std::string::npos : next - line_end - 2);
-    line_end = next;
-    const auto colon = line.find(':');
-    if (colon == std::string::npos) {
-      continue;
-    }
-    const std::string name = lower(trim(line.substr(0, colon)));
-    const std::string value = trim(line.substr(colon + 1));
-    if (name == "authorization") {
-      r->authorization = value;
-    } else if (name == "content-length") {
-      try {
-        length = std::stoul(value);
-      } catch (const std::exception&) {
-        return false;
-      }
-    }
-  }
-  if (length > kMaxBodyBytes) {
-    return false;
-  }
-  r->body = buf.substr(header_end + 4);
-  while (r->body.size() < length) {
-    const ssize_t n = recv(fd, chunk, sizeof chunk, 0);
-    if (n <= 0) {
-      return false;
-    }
-    r->body.append(chunk, static_cast<std::size_t>(n));
-  }
-  r->body.resize(length);
-  return true;
+  return reader.state();
 }
 
 void respond(int fd, int status, const nlohmann::json& body) {
@@ -112,6 +59,7 @@ void respond(int fd, int status, const nlohmann::json& body) {
                        : status == 400 ? "Bad Request"
                        : status == 401 ? "Unauthorized"
                        : status == 404 ? "Not Found"
+                       : status == 408 ? "Request Timeout"
                                        : "Service Unavailable";
   const std::string text = body.dump(2) + "\n";
   std::string out = "HTTP/1.1 " + std::to_string(status) + " " + reason +
@@ -262,19 +210,23 @@ void ControlServer::serve() {
     if (fd < 0) {
       continue;
     }
-    const timeval two_seconds{2, 0};
-    (void)setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &two_seconds, sizeof two_seconds);
     handle(fd);
     close(fd);
   }
 }
 
 void ControlServer::handle(int fd) {
-  Request r;
-  if (!read_request(fd, &r)) {
-    respond(fd, 400, {{"error", "not an HTTP/1.1 request (or headers over 16 KiB, body over 4 MiB)"}});
+  HttpRequestReader reader;
+  const HttpRequestReader::State state = read_request(fd, reader);
+  if (state == HttpRequestReader::State::kNeedMore) {
+    respond(fd, 408, {{"error", "the request did not arrive whole within 5 s"}});
     return;
   }
+  if (state == HttpRequestReader::State::kBad) {
+    respond(fd, 400, {{"error", "not an HTTP/1.1 request: " + reader.error()}});
+    return;
+  }
+  const HttpRequest& r = reader.request();
   if (!same_token(r.authorization, "Bearer " + token_)) {
     respond(fd, 401, {{"error", "needs the header `Authorization: Bearer TOKEN` (--control-token-file)"}});
     return;

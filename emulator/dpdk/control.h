@@ -6,7 +6,8 @@
 //                   stay); 400 {"error": "..."} with the validation message for a bad profile,
 //                   and the old profile keeps running.
 // Every request needs `Authorization: Bearer TOKEN` (the token file's first line): 401
-// without it or with a wrong one. IPv4 or IPv6; meant for loopback (the command refuses other
+// without it or with a wrong one. A request must arrive whole within 5 s (408) and within
+// HttpRequestReader's limits (400). IPv4 or IPv6; meant for loopback (the command refuses other
 // addresses unless told to: the token travels in clear).
 #pragma once
 

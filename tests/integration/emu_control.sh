@@ -6,7 +6,11 @@
 # answers 400 with the validation message ($.a_to_b.loss.p) and the old profile (10 ms each
 # way) keeps running (median ping RTT in [20, 25] ms: the configured floor + 5 ms slack for a
 # loaded machine); with a good one (30 ms each way) 200 "applied" and the median RTT is in
-# [60, 65] ms; the exit stats balance and name the new profile.
+# [60, 65] ms; the exit stats balance and name the new profile. Then a flood: a client that
+# sends a byte a second gets 408 within the 5 s request deadline and the next client is served
+# right after; a body over 4 MiB, headers over 16 KiB, chunked coding and a bad Content-Length
+# get 400 at once; 200 requests with bad tokens get 401 and a good one is still served; the
+# 30 ms profile keeps running through all of it.
 # Needs root (namespaces, af_packet); skipped with exit 0 otherwise. Labels: cli;root.
 # Usage: emu_control.sh GRADWALL SOURCE_DIR   (how tests/CMakeLists.txt runs it)
 set -euo pipefail
@@ -82,6 +86,79 @@ rtt 20 25 "10 ms after the rejected profile"
 http 200 "POST /profile (good)" -H "Authorization: Bearer $token" --data-binary @good.json "$url/profile"
 grep -q '"applied": true' body.txt || fail "POST /profile: not applied: $(<body.txt)"
 rtt 60 65 "30 ms after POST /profile"
+
+"$PY" - "$port" "$token" <<'PY' || fail "control endpoint flood (above)"
+import socket, sys, threading, time
+port, token = int(sys.argv[1]), sys.argv[2]
+
+def conn():
+    return socket.create_connection(("::1", port), timeout=15)
+
+def status(s):
+    data = b""
+    while b"\r\n" not in data:
+        chunk = s.recv(4096)
+        if not chunk:
+            break
+        data += chunk
+    return int(data.split(b" ")[1]) if data.startswith(b"HTTP/1.1 ") else None
+
+def request(raw):
+    s = conn()
+    s.sendall(raw)
+    code = status(s)
+    s.close()
+    return code
+
+good = ("GET /stats HTTP/1.1\r\nAuthorization: Bearer %s\r\n\r\n" % token).encode()
+problems = []
+
+# Slow client: one byte a second. The endpoint serves one connection at a time, so a second
+# client waits behind it: both must be answered within the 5 s deadline (+2 s slack).
+slow_code = []
+def slow():
+    s = conn()
+    t0 = time.monotonic()
+    try:
+        for b in b"GET /stats HTTP/1.1\r\n":
+            s.sendall(bytes([b]))
+            time.sleep(1)
+    except OSError:
+        pass  # the endpoint closed it
+    slow_code.append((status(s), time.monotonic() - t0))
+t = threading.Thread(target=slow)
+t.start()
+time.sleep(0.5)
+t0 = time.monotonic()
+code = request(good)
+waited = time.monotonic() - t0
+t.join()
+if not slow_code or slow_code[0][0] != 408 or slow_code[0][1] > 7:
+    problems.append("slow client: %s, want 408 within 7 s" % slow_code)
+if code != 200 or waited > 7:
+    problems.append("the client behind the slow one: %s after %.1f s, want 200 within 7 s" % (code, waited))
+
+for label, raw, want in [
+    ("body over 4 MiB", b"POST /profile HTTP/1.1\r\nContent-Length: 5000000\r\n\r\n", 400),
+    ("headers over 16 KiB", b"GET /stats HTTP/1.1\r\nX: " + b"a" * 20000 + b"\r\n\r\n", 400),
+    ("chunked", b"POST /profile HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", 400),
+    ("Content-Length -1", b"POST /profile HTTP/1.1\r\nContent-Length: -1\r\n\r\n", 400),
+    ("not HTTP", b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03\r\n\r\n", 400),
+]:
+    t0 = time.monotonic()
+    got = request(raw)
+    if got != want or time.monotonic() - t0 > 2:
+        problems.append("%s: %s after %.1f s, want %d at once" % (label, got, time.monotonic() - t0, want))
+
+bad = [request(("GET /stats HTTP/1.1\r\nAuthorization: Bearer x%d\r\n\r\n" % i).encode()) for i in range(200)]
+if set(bad) != {401}:
+    problems.append("bad tokens: %s, want only 401" % sorted(set(bad)))
+if request(good) != 200:
+    problems.append("a good request after the flood was not served")
+print("\n".join(problems) or "flood: every answer as expected")
+sys.exit(1 if problems else 0)
+PY
+rtt 60 65 "30 ms after the flood"
 
 emu_stop
 emu_check_stats s.json 30
