@@ -197,7 +197,19 @@ std::optional<double> parse_percent(std::string_view text) {
   if (!n || !(n->suffix.empty() || n->suffix == "%")) {
     return std::nullopt;
   }
-  const double p = n->value / 100.;
+  // "99.9" -> "0.999" in the text, then strtod: the double nearest the fraction the user
+  // wrote, which value / 100 is not always (99.9 / 100 is one unit in the last place above
+  // 0.999), so format_percent_exact's text reads back to the same double.
+  double p = n->value / 100.;
+  const std::string digits(text.substr(0, text.size() - n->suffix.size()));
+  if (digits.find_first_not_of("0123456789.") == std::string::npos && !digits.empty()) {
+    const auto dot = digits.find('.');
+    std::string whole = digits.substr(0, dot);
+    const std::string frac = dot == std::string::npos ? "" : digits.substr(dot + 1);
+    whole.insert(0, std::string(whole.size() < 2 ? 2 - whole.size() : 0, '0'));
+    const std::string moved = whole.substr(0, whole.size() - 2) + "." + whole.substr(whole.size() - 2) + frac;
+    p = std::strtod(("0" + moved).c_str(), nullptr);
+  }
   if (p < 0 || p > 1) {
     return std::nullopt;
   }

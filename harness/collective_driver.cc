@@ -10,8 +10,7 @@ namespace gw {
 CollectiveDriver::CollectiveDriver(EventLoop& loop, MessageService& net, coll::Placement placement,
                                    std::vector<IterationPlan> plans, coll::LinkModel links,
                                    coll::NcclConfig nccl)
-    : loop_(&loop),
-      net_(&net),
+    : net_(&net),
       placement_(std::move(placement)),
       plans_(std::move(plans)),
       links_(std::move(links)),

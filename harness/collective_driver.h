@@ -151,7 +151,6 @@ class CollectiveDriver final : public Wakeable {
   std::uint64_t send(std::uint32_t src, std::uint32_t dst, std::uint32_t channel, std::uint64_t bytes,
                      bool p2p, Instant now);
 
-  EventLoop* loop_;
   MessageService* net_;
   coll::Placement placement_;
   std::vector<IterationPlan> plans_;

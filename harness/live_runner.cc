@@ -44,9 +44,7 @@ namespace {
 namespace fs = std::filesystem;
 using endpoints::LineChannel;
 
-constexpr std::uint32_t kFirstQp = 0x100;
-constexpr int kTwinCrashed =
-    3;  // a run of --mode both that ended by a signal  // as the simulator numbers its queue pairs
+constexpr std::uint32_t kFirstQp = 0x100;  // as the simulator numbers its queue pairs
 // Payload per packet that fits the bench's 1500-byte IP MTU: IP 20 + UDP 8 + BTH 12 + RETH 16
 // + gradwall data metadata 32 + ICRC 4 leave 1408 bytes (a multiple of 4: no pad).
 constexpr std::uint32_t kMaxLiveMtu = 1408;

@@ -35,6 +35,14 @@ class Printer {
       out_ += " ecn";
     }
     chance("duplicate", d.duplicate);
+    const bool other_correlation =
+        (d.delay && nonzero(d.delay->correlation)) ||
+        (d.loss && d.loss->model == LossModel::kRandom && nonzero(d.loss->correlation));
+    if (d.duplicate && nonzero(d.duplicate->p) && nonzero(d.duplicate->correlation) && !other_correlation) {
+      notes_.push_back(
+          "duplicate correlation without a delay or loss correlation (tc sends it only with one "
+          "of them, so netem runs without it)");
+    }
     if (d.delay) {
       reorder(*d.delay);
     }
@@ -96,7 +104,9 @@ class Printer {
       }
     } else {  // `delay 0s` too, so that a zero delay reads back as one
       out_ += " delay " + format_time_exact(s.delay);
-      if (has_jit) {
+      // A correlation is positional after the jitter: with none, print a zero jitter so the
+      // correlation still reads back (it has no effect then, as in netem).
+      if (has_jit || nonzero(s.correlation)) {
         out_ += " " + format_time_exact(s.jitter);
         if (nonzero(s.correlation)) {
           out_ += " " + percent(s.correlation);

@@ -118,7 +118,7 @@ Profile parse_profile(const nlohmann::json& doc, const std::string& file) {
         }
         for (const auto& [name, patch] : classes->raw().items()) {
           const auto it = std::find_if(p.classes.begin(), p.classes.end(),
-                                       [&](const ClassSpec& c) { return c.name == name; });
+                                       [&n = name](const ClassSpec& c) { return c.name == n; });
           if (it == p.classes.end()) {
             std::string reason = "no class is named \"" + name + "\"";
             if (const auto near = closest(name, names)) {

@@ -122,6 +122,18 @@ TEST(UnitsParsePercent, BareNumberIsAPercentageToo) {
   EXPECT_EQ(parse_percent("25"), 0.25);
 }
 
+// The fraction the user wrote, not value / 100: 99.9 / 100 is one unit in the last place
+// above 0.999, so "99.9%" printed by format_percent_exact would not read back (found by the
+// netem fuzz target: `loss gemodel 0.1%`).
+TEST(UnitsParsePercent, ReadsTheWrittenFractionSoExactPrintsRoundTrip) {
+  EXPECT_EQ(parse_percent("99.9%"), 0.999);
+  EXPECT_EQ(parse_percent(".1%"), 0.001);
+  EXPECT_EQ(parse_percent("1e-1%"), 0.001);
+  for (const double p : {0.999, 0.001, 0.25, 1.0 / 3, 0.1 + 0.2, 1e-9, 0.9999999999999999}) {
+    EXPECT_EQ(parse_percent(format_percent_exact(p)), p) << format_percent_exact(p);
+  }
+}
+
 TEST(UnitsParsePercent, RejectsOutOfRangeAndTrailingText) {
   for (const char* bad : {"101%", "-1%", "1%%", "1 %", "abc", "", "%", "5x"}) {
     EXPECT_FALSE(parse_percent(bad)) << bad;
