@@ -31,6 +31,7 @@
 #include "generators/endpoints/line_channel.h"
 #include "generators/transport/segment.h"
 #include "harness/collective_driver.h"
+#include "harness/link_watch.h"
 #include "harness/live_host_counters.h"
 #include "harness/live_ports.h"
 #include "harness/live_process.h"
@@ -639,6 +640,7 @@ LiveRun run_live(const Scenario& scenario, const LiveOptions& options) {
       }
     }
   };
+  LinkWatch links({sides[0].port, sides[1].port});
   const Instant limit = kEpoch + scenario.workload.duration;
   loop.run_until(rt.now());  // the run starts now, not at the epoch: the endpoints took a while to get ready
   driver.start(loop.now());
@@ -653,6 +655,7 @@ LiveRun run_live(const Scenario& scenario, const LiveOptions& options) {
       break;
     }
     loop.run_until(now);
+    links.poll(now);
     for (std::uint32_t side = 0; side < 2; ++side) {
       absorb(side, ch[side]->receive());
     }
@@ -681,6 +684,10 @@ LiveRun run_live(const Scenario& scenario, const LiveOptions& options) {
     (void)::poll(fds.data(), fds.size(), static_cast<int>(wait_ms));
   }
   const Instant stop = std::max(rt.now(), loop.now());
+  links.poll(stop + Duration{50'000'000});  // a port still down at the end
+  for (std::string& f : links.faults(stop)) {
+    run.faults.push_back(std::move(f));
+  }
   const bool completed = driver.done();
   if (!completed && run.faults.empty()) {
     run.faults.push_back("the workload did not finish within workload.duration (" +
