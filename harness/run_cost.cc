@@ -208,22 +208,10 @@ RunCost estimate_cost(const Scenario& s) {
     c.schedule_steps += p2p_items;
     c.packets += 2 * std::max(p2p_items, p2p_bytes / payload) + 2 * p2p_items;
     collective_pairs += p2p_items > 0 ? 2 * ranks : 0;
-    // Background beside a job: what is given in bytes (a bulk flow runs as long as the job,
-    // which is not known before it runs).
-    std::vector<FlowSpec> sized;
-    for (const FlowSpec& f : w.background) {
-      FlowSpec g = f;
-      if (g.bytes == 0) {
-        flow_connections += g.count;
-        continue;
-      }
-      sized.push_back(g);
-    }
-    flows(sized, Duration{0});
   }
-  if (w.kind == "flows") {
-    flows(w.background, w.duration);
-  }
+  // Background beside a job counts only what is given in bytes: a bulk or microburst flow runs
+  // as long as the job, which is not known before it runs (priced over 0 s).
+  flows(w.background, w.kind == "flows" ? w.duration : Duration{0});
   c.connections = flow_connections + collective_pairs;
   c.packets += flow_packets;
   const double conn_bytes =
