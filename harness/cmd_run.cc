@@ -368,6 +368,7 @@ int cmd_run(const Args& args) {
   std::string mode = "sim";
   std::string bench = "netns";
   std::string endpoint_io = "udp";
+  int emu_restarts = 1;
   opts.add_options()("help,h", "this help")("out", po::value<std::string>(&out)->default_value(out),
                                             "output folder (created)")(
       "mode", po::value<std::string>(&mode)->default_value(mode),
@@ -390,6 +391,9 @@ int cmd_run(const Args& args) {
       "max-pacing-rate", po::value<std::string>(),
       "live baselines: SO_MAX_PACING_RATE of every kernel TCP socket (e.g. 45Mbit; overrides the "
       "scenario's transport.max_pacing_rate)")(
+      "emu-restarts", po::value<int>(&emu_restarts)->default_value(emu_restarts),
+      "live: start the emulator again this many times when it dies mid-run (each death is a fault "
+      "of the run; 0: the first ends it)")(
       "estimate", "print the estimated memory and CPU time of the run and exit (docs/scenarios.md \"Cost\")")(
       "force", "run even when the estimated memory or time is above the limit (docs/scenarios.md \"Cost\")")(
       "scenario", po::value<std::string>(), "scenario file");
@@ -414,6 +418,9 @@ int cmd_run(const Args& args) {
   if ((vm.count("ports") || vm.count("endpoint-netns")) && mode != "live") {
     throw InputError(vm.count("ports") ? "--ports" : "--endpoint-netns", "", "goes with --mode live");
   }
+  if (emu_restarts < 0 || emu_restarts > 100) {
+    throw InputError("--emu-restarts", "", "must be 0 to 100, got " + std::to_string(emu_restarts));
+  }
   if (endpoint_io != "udp" && endpoint_io != "dpdk" && endpoint_io != "ibverbs") {
     throw InputError("--endpoints", "", "\"udp\", \"dpdk\" or \"ibverbs\", got \"" + endpoint_io + "\"");
   }
@@ -427,10 +434,11 @@ int cmd_run(const Args& args) {
   }
   if (mode == "both") {  // live_runner.h: a sim and a live run, and their agreement
     check_live_scenario(scenario);
-    return run_twin(vm["scenario"].as<std::string>(), out,
-                    vm.count("seed") ? Args{"--seed", vm["seed"].as<std::string>(), "--bench", bench,
-                                            "--endpoints", endpoint_io}
-                                     : Args{"--bench", bench, "--endpoints", endpoint_io});
+    Args twin_args{"--bench", bench, "--endpoints", endpoint_io, "--emu-restarts", std::to_string(emu_restarts)};
+    if (vm.count("seed")) {
+      twin_args.insert(twin_args.end(), {"--seed", vm["seed"].as<std::string>()});
+    }
+    return run_twin(vm["scenario"].as<std::string>(), out, twin_args);
   }
   if (vm.count("seed")) {
     scenario.seed = parse_seed_option(vm["seed"].as<std::string>());
@@ -468,6 +476,7 @@ int cmd_run(const Args& args) {
     lo.work_dir = (fs::path(out) / "live").string();
     set_ports(vm, lo);
     lo.endpoints = endpoint_io;
+    lo.emu_restarts = emu_restarts;
     live = run_live(scenario, lo);
   }
   const SimResult result = live ? live->result : run_sim(scenario);

@@ -200,34 +200,42 @@ void add_host_drops(const nlohmann::json& delta, const std::array<nlohmann::json
       const auto sent = static_cast<std::int64_t>(num(stats[i], "counters", "datagrams_sent"));
       add(host + "/not_transmitted", sent - signed_num(d, "udp", "OutDatagrams"));
     }
-    add(host + "/veth_dropped", signed_num(d, "link", "rx_dropped") + signed_num(d, "link", "tx_dropped") +
-                                    signed_num(d, "emu_side_link", "rx_dropped") +
-                                    signed_num(d, "emu_side_link", "tx_dropped"));
     // Arrived when no socket was bound: after the endpoint closed it (in flight at the end).
     add(host + "/after_endpoint_closed", signed_num(d, "udp", "NoPorts"));
   }
-  // Reached the emulator's veth but not the emulator: its af_packet rx ring was full. The
-  // difference counts frames, a few of which are not datagrams of the run (ARP, ICMP, IPv6
-  // router solicitations, frames that arrived after the emulator stopped reading), so it is
-  // attributed to the datagrams only as far as they are otherwise unaccounted for; the raw
-  // counts stay in result.json's live.hosts.
+  // The veths' drops and what reached the emulator's veth but not the emulator (its af_packet
+  // rx ring was full) are counts of frames, a few of which are not datagrams of the run (ARP,
+  // ICMP, IPv6 router solicitations, a ping while a port was down, frames that arrived after the
+  // emulator stopped reading), so they are attributed to the datagrams only as far as these are
+  // otherwise unaccounted for; the raw counts stay in result.json's live.hosts.
   std::uint64_t accounted = accounting.packets_received;
   for (const auto& [cause, n] : accounting.dropped) {
     accounted += n;
   }
   const std::uint64_t in = accounting.packets_sent + accounting.duplicates_made;
   std::uint64_t unaccounted = in > accounted ? in - accounted : 0;
+  auto add_frames = [&](const std::string& key, std::int64_t frames) {
+    const std::uint64_t n = std::min<std::uint64_t>(frames > 0 ? static_cast<std::uint64_t>(frames) : 0, unaccounted);
+    add(key, static_cast<std::int64_t>(n));
+    unaccounted -= n;
+  };
+  for (std::size_t i = 0; i < 2; ++i) {
+    const BenchSide& s = kBench[i];
+    if (delta.contains(s.label)) {
+      const nlohmann::json& d = delta.at(s.label);
+      add_frames("host " + regions[i] + "/veth_dropped",
+                 signed_num(d, "link", "rx_dropped") + signed_num(d, "link", "tx_dropped") +
+                     signed_num(d, "emu_side_link", "rx_dropped") + signed_num(d, "emu_side_link", "tx_dropped"));
+    }
+  }
   for (std::size_t i = 0; i < 2 && emu_stats.is_object() && emu_stats.contains("ports"); ++i) {
     const BenchSide& s = kBench[i];
     if (!delta.contains(s.label)) {
       continue;
     }
-    const std::int64_t frames = signed_num(delta.at(s.label), "emu_side_link", "rx_packets") -
-                                signed_num(emu_stats, "ports", s.port, "ipackets");
-    const std::uint64_t n =
-        std::min<std::uint64_t>(frames > 0 ? static_cast<std::uint64_t>(frames) : 0, unaccounted);
-    add("emu " + regions[i] + "->" + regions[1 - i] + "/rx_ring_overflow", static_cast<std::int64_t>(n));
-    unaccounted -= n;
+    add_frames("emu " + regions[i] + "->" + regions[1 - i] + "/rx_ring_overflow",
+               signed_num(delta.at(s.label), "emu_side_link", "rx_packets") -
+                   signed_num(emu_stats, "ports", s.port, "ipackets"));
   }
 }
 

@@ -62,6 +62,11 @@ constexpr const char* kRingFrames = "16384";
 // 1024) without real-time priority (which could starve the host).
 constexpr const char* kPriority = "-10";
 
+// The accounting's cause for datagrams lost with an emulator that died mid-run: held in its
+// queues and rings when it died, or sent to its ports while none was running. A dead emulator's
+// last counts are up to a second old, so what it dropped in its last second is in here too.
+constexpr const char* kLostWithEmulator = "emu/lost_when_emulator_died";
+
 // The emulator's one lcore may run on any online CPU ("--lcores=0@(0-N)"): pinned to CPU 0
 // (`-l 0`) it waits whenever CPU 0 is busy, even with another CPU idle.
 std::string floating_lcore() {
@@ -99,7 +104,9 @@ bool bench_is_up() {
 // Everything the run set up, undone in reverse order by the destructor, whatever happened.
 struct Teardown {
   std::vector<std::unique_ptr<Child>> endpoints;
-  std::unique_ptr<Child> emu;
+  std::unique_ptr<Child> emu;                    // the emulator now
+  std::vector<std::unique_ptr<Child>> past_emus;  // emulators that died and were restarted
+  std::unique_ptr<Child> probe;                  // a ping checking a restarted emulator forwards
   std::string script;
   bool bench_ours = false;
   std::string dpdk_prefix;
@@ -108,6 +115,7 @@ struct Teardown {
 
   void run() {
     endpoints.clear();  // kills and reaps what is still alive
+    probe.reset();
     if (emu) {
       emu->stop(Duration{10'000'000'000});
     }
@@ -319,9 +327,11 @@ nlohmann::json percentiles_of(const Percentiles& p) {
 // `tcp`: kernel TCP endpoints. They send no datagrams of their own and TCP retransmits what
 // the emulator drops, so drops are shown per hop but not booked in the datagram accounting
 // (which stays 0 = 0); the bytes are balanced instead (live.tcp, tcp_bytes_balanced).
+// `emulator_died`: an emulator ended without its final counts (killed, or restarted mid-run):
+// what is otherwise unaccounted for was lost with it (kLostWithEmulator) rather than in flight.
 void fill_counters(const std::array<nlohmann::json, 2>& stats, const nlohmann::json& emu_stats,
                    const nlohmann::json& host_delta, const std::array<std::string, 2>& regions, bool tcp,
-                   bool host_counters, SimResult& r) {
+                   bool host_counters, bool emulator_died, SimResult& r) {
   for (const nlohmann::json& s : stats) {
     if (s.is_null()) {
       continue;
@@ -387,7 +397,68 @@ void fill_counters(const std::array<nlohmann::json, 2>& stats, const nlohmann::j
   }
   const std::uint64_t in = r.accounting.packets_sent + r.accounting.duplicates_made;
   const std::uint64_t out = r.accounting.packets_received + dropped;
-  r.accounting.in_flight_at_end = in > out ? in - out : 0;
+  const std::uint64_t rest = in > out ? in - out : 0;
+  if (emulator_died && !tcp && rest > 0) {
+    r.accounting.dropped[kLostWithEmulator] += rest;
+  } else {
+    r.accounting.in_flight_at_end = rest;
+  }
+}
+
+// The emulator's counts over all its lifetimes (one --stats-json file each, the first
+// emu-stats.json): one that died left its last periodic write (at most a second old), one that
+// stopped its final counts. With more than one lifetime the directions' counters are summed,
+// the rest is the last one's; "ports" (driver counters) are left out, as a dead emulator's are
+// unknown, and "lifetimes" holds each file as it was.
+nlohmann::json emulator_stats(const std::vector<fs::path>& files) {
+  std::vector<nlohmann::json> lives;
+  for (const fs::path& f : files) {
+    nlohmann::json j;
+    if (std::ifstream in(f); in) {
+      try {
+        in >> j;
+      } catch (const nlohmann::json::exception&) {
+        j = nullptr;
+      }
+    }
+    lives.push_back(std::move(j));
+  }
+  if (lives.size() == 1) {
+    return lives.front();
+  }
+  nlohmann::json out = lives.back().is_object() ? lives.back() : nlohmann::json::object();
+  out.erase("ports");
+  for (const char* dir : {"a_to_b", "b_to_a"}) {
+    nlohmann::json sum = nlohmann::json::object();
+    for (const nlohmann::json& life : lives) {
+      if (!life.is_object() || !life.contains(dir) || !life.at(dir).is_object()) {
+        continue;
+      }
+      const nlohmann::json& d = life.at(dir);
+      for (const char* key : {"received", "received_bytes", "duplicates", "sent", "sent_bytes", "dropped_total",
+                              "marked_ce", "corrupted"}) {
+        if (d.contains(key) && d.at(key).is_number_unsigned()) {
+          sum[key] = sum.value(key, std::uint64_t{0}) + d.at(key).get<std::uint64_t>();
+        }
+      }
+      if (d.contains("dropped") && d.at("dropped").is_object()) {
+        nlohmann::json& dropped = sum["dropped"];
+        if (!dropped.is_object()) {
+          dropped = nlohmann::json::object();
+        }
+        for (const auto& [cause, n] : d.at("dropped").items()) {
+          if (n.is_number_unsigned()) {
+            dropped[cause] = dropped.value(cause, std::uint64_t{0}) + n.get<std::uint64_t>();
+          }
+        }
+      }
+    }
+    if (!sum.empty()) {
+      out[dir].update(sum);
+    }
+  }
+  out["lifetimes"] = lives;
+  return out;
 }
 
 // result.json's live.tcp for a kernel TCP baseline: what was asked for, what TCP_INFO says
@@ -505,14 +576,26 @@ LiveRun run_live(const Scenario& scenario, const LiveOptions& options) {
   // The hosts' counters are read on the namespace bench only (live_host_counters.h).
   const nlohmann::json hosts_before = ports ? nlohmann::json::object() : read_host_counters();
   td.dpdk_prefix = "gw-live-" + std::to_string(getpid());
-  td.emu = std::make_unique<Child>(
-      "emu",
-      std::vector<std::string>{"nice", "-n", kPriority, self, "emu", "--profile", profile_file.string(),
-                               "--stats-json", (work / "emu-stats.json").string(), "--", "--no-huge", "-m",
-                               "512", "--no-pci", "--file-prefix=" + td.dpdk_prefix, floating_lcore(),
-                               "--vdev=net_af_packet0,iface=" + sides[0].port + ",framecnt=" + kRingFrames,
-                               "--vdev=net_af_packet1,iface=" + sides[1].port + ",framecnt=" + kRingFrames},
-      (work / "emu.out").string(), (work / "emu.err").string());
+  // The emulator; a restarted one (after it died mid-run) writes its logs and stats to files of
+  // its own: emu-2.out, emu-stats-2.json, ... (its periodic stats, each second, are what is
+  // left of the counts of one that was killed).
+  std::vector<fs::path> emu_stats_files;
+  fs::path emu_out_file;
+  auto start_emu = [&] {
+    const std::string n = emu_stats_files.empty() ? "" : "-" + std::to_string(emu_stats_files.size() + 1);
+    emu_stats_files.push_back(work / ("emu-stats" + n + ".json"));
+    emu_out_file = work / ("emu" + n + ".out");
+    return std::make_unique<Child>(
+        "emu",
+        std::vector<std::string>{"nice", "-n", kPriority, self, "emu", "--profile", profile_file.string(),
+                                 "--stats-json", emu_stats_files.back().string(), "--stats-interval", "1", "--",
+                                 "--no-huge", "-m", "512", "--no-pci", "--file-prefix=" + td.dpdk_prefix,
+                                 floating_lcore(),
+                                 "--vdev=net_af_packet0,iface=" + sides[0].port + ",framecnt=" + kRingFrames,
+                                 "--vdev=net_af_packet1,iface=" + sides[1].port + ",framecnt=" + kRingFrames},
+        emu_out_file.string(), (work / ("emu" + n + ".err")).string());
+  };
+  td.emu = start_emu();
   std::cerr << "live: emu started (pid " << td.emu->pid() << "), profile " << profile_file.string() << "\n";
   const std::int64_t ready_by = endpoints::monotonic_ns() + options.start_timeout.count();
   bool forwarding = false;
@@ -641,6 +724,15 @@ LiveRun run_live(const Scenario& scenario, const LiveOptions& options) {
     }
   };
   LinkWatch links({sides[0].port, sides[1].port});
+  // An emulator that dies mid-run is started again, up to options.emu_restarts times; the
+  // fault says when it died and when the restarted one forwarded again.
+  struct Restart {
+    Instant died;
+    std::size_t fault;  // its entry in run.faults
+    Instant next_probe = kEpoch;
+  };
+  std::optional<Restart> restart;
+  int restarts_left = options.emu_restarts;
   const Instant limit = kEpoch + scenario.workload.duration;
   loop.run_until(rt.now());  // the run starts now, not at the epoch: the endpoints took a while to get ready
   driver.start(loop.now());
@@ -670,9 +762,39 @@ LiveRun run_live(const Scenario& scenario, const LiveOptions& options) {
       }
     }
     if (!td.emu->running()) {
-      run.faults.push_back("emu (pid " + std::to_string(td.emu->pid()) + ") " + td.emu->how_it_ended() + " " +
-                           seconds(now - kEpoch) + " into the run");
-      lost = true;
+      std::string fault = "emu (pid " + std::to_string(td.emu->pid()) + ") " + td.emu->how_it_ended() + " " +
+                          seconds(now - kEpoch) + " into the run";
+      if (restarts_left > 0) {  // the endpoints' transport retransmits what it held
+        --restarts_left;
+        td.past_emus.push_back(std::move(td.emu));
+        try {
+          td.emu = start_emu();
+          fault += "; restarted (pid " + std::to_string(td.emu->pid()) + ")";
+          restart = Restart{now, run.faults.size(), kEpoch};
+          td.probe.reset();
+          std::cerr << "live: " << fault << "\n";
+        } catch (const EnvironmentError& e) {
+          fault += "; could not restart it: " + std::string(e.what());
+          lost = true;
+        }
+      } else {
+        lost = true;
+      }
+      run.faults.push_back(fault);
+    }
+    if (restart && !lost) {  // a ping across the restarted emulator: when is it forwarding again?
+      if (td.probe && !td.probe->running() && td.probe->exited_ok()) {
+        run.faults[restart->fault] +=
+            ", forwarding again " + seconds(rt.now() - restart->died) + " after it died";
+        restart.reset();
+        td.probe.reset();
+      } else if ((!td.probe || !td.probe->running()) && rt.now() >= restart->next_probe) {
+        restart->next_probe = rt.now() + Duration{200'000'000};
+        td.probe = std::make_unique<Child>(
+            "ping", std::vector<std::string>{"ip", "netns", "exec", sides[0].netns, "ping", "-c", "1", "-W", "1",
+                                             sides[1].address},
+            "/dev/null", "/dev/null");
+      }
     }
     if (lost) {
       break;
@@ -684,6 +806,10 @@ LiveRun run_live(const Scenario& scenario, const LiveOptions& options) {
     (void)::poll(fds.data(), fds.size(), static_cast<int>(wait_ms));
   }
   const Instant stop = std::max(rt.now(), loop.now());
+  if (restart && td.emu->running()) {
+    run.faults[restart->fault] += ", not seen forwarding again by the end of the run";
+  }
+  td.probe.reset();
   links.poll(stop + Duration{50'000'000});  // a port still down at the end
   for (std::string& f : links.faults(stop)) {
     run.faults.push_back(std::move(f));
@@ -722,21 +848,17 @@ LiveRun run_live(const Scenario& scenario, const LiveOptions& options) {
     processes.push_back(e->to_json());
   }
   td.emu->stop(Duration{10'000'000'000});
+  for (auto& e : td.past_emus) {
+    processes.push_back(e->to_json());
+  }
   processes.push_back(td.emu->to_json());
   if (td.emu->exit_code() == 1) {
     run.faults.push_back("emu: its packet accounting or mbuf check failed at exit (see " +
-                         (work / "emu.out").string() + ")");
+                         emu_out_file.string() + ")");
   } else if (!td.emu->exited_ok() && run.faults.empty()) {
     run.faults.push_back("emu " + td.emu->how_it_ended());
   }
-  nlohmann::json emu_stats;
-  if (std::ifstream in(work / "emu-stats.json"); in) {
-    try {
-      in >> emu_stats;
-    } catch (const nlohmann::json::exception&) {
-      emu_stats = nullptr;
-    }
-  }
+  const nlohmann::json emu_stats = emulator_stats(emu_stats_files);
   const nlohmann::json host_delta =
       ports ? nlohmann::json::object() : host_counter_delta(hosts_before, read_host_counters());
   td.run();
@@ -754,7 +876,7 @@ LiveRun run_live(const Scenario& scenario, const LiveOptions& options) {
   r.warmup_iterations = scenario.warmup_iterations;
   run.series_flows = series.fill(r.series, stop);
   const nlohmann::json unfinished = fill_collectives(driver, r);
-  fill_counters(stats, emu_stats, host_delta, regions, tcp, !ports, r);
+  fill_counters(stats, emu_stats, host_delta, regions, tcp, !ports, !td.past_emus.empty() || !td.emu->exited_ok(), r);
 
   for (std::uint32_t side = 0; side < 2; ++side) {  // the endpoints' last words, whole
     std::ofstream(work / ("endpoint-" + regions[side] + "-stats.json")) << stats.at(side).dump() << "\n";

@@ -36,6 +36,9 @@ struct LiveOptions {
   // The user-space stack's endpoints (`gradwall endpoint --io`): "udp" (UDP sockets) or "dpdk"
   // (a DPDK af_packet port on each side's veth; docs/guide/live.md "Endpoints").
   std::string endpoints = "udp";
+  // How many times an emulator that dies mid-run is started again (`--emu-restarts`); each
+  // death is a fault of the run. 0: the first death ends the run.
+  int emu_restarts = 1;
 };
 
 struct LiveRun {

@@ -1,15 +1,22 @@
 #!/usr/bin/env bash
 # cli.live_emu_kill: faults of the bench itself during a live run (issue 14), each in its own run:
-#  1. the emulator killed (SIGKILL) mid-run: gradwall run exits non-zero, still writes
+#  1. the emulator killed (SIGKILL) mid-run and restarted by the runner (--emu-restarts 1, the
+#     default): the run goes on and finishes its ops, exits 1 (the fault fails the
+#     live_processes check) and the fault names the dead emulator, signal 9, its successor and
+#     when that one forwarded again; ops complete after the restart; the accounting balances
+#     with the datagrams lost with the dead emulator as their own cause
+#     (emu/lost_when_emulator_died, more than 0); the emulator's stats sum two lifetimes;
+#  2. the emulator killed with --emu-restarts 0: gradwall run exits non-zero, still writes
 #     result.json and every report; report.json's failed `live_processes` check and
 #     result.json's live.faults name "emu", its pid and signal 9; the ops completed before are
 #     kept with their CCTs and the run is marked not completed;
-#  2. the emulator's port gw-b-emu taken down (ip link set down) for 2 s mid-run, then up: the
+#  3. the emulator's port gw-b-emu taken down (ip link set down) for 2 s mid-run, then up: the
 #     run goes on and finishes its ops (the transport retransmits once the port is back), and
 #     the fault names the port, when it went down and for how long ("port gw-b-emu went down
 #     ... came back up X s later", X in [1.5, 3]: the 2 s, read every 50 ms on a loaded host),
 #     so its figures are not taken for a clean run;
-#  and after each, nothing is left behind (namespaces, processes, EAL folders, sockets).
+#  the accounting balances in each (a killed emulator's datagrams as their own cause), and
+#  after each, nothing is left behind (namespaces, processes, EAL folders, sockets).
 # Needs root; takes /tmp/gw-bench.lock. Labels: cli;root;live.
 # Usage: live_emu_kill.sh GRADWALL SOURCE_DIR
 set -euo pipefail
@@ -19,14 +26,15 @@ source "$(dirname "$0")/lib/common.bash" "$@"
 # shellcheck source=lib/live.bash
 source "$SRC/tests/integration/lib/live.bash"
 
-# start_run OUT ITERATIONS: a live run in the background (gw_pid), once its emulator is up
-# (emu_pid, from the runner's own log line) and a few ops have completed.
+# start_run OUT ITERATIONS [ARGS...]: a live run in the background (gw_pid), once its emulator
+# is up (emu_pid, from the runner's own log line) and a few ops have completed.
 start_run() {
   local out=$1 iterations=$2
+  shift 2
   live_scenario "$TMP/$out.json" 5 200Mbit 0 262144 "$iterations" cubic
   : >"$TMP/$out.out"
   : >"$TMP/$out.err"
-  "$GW" run "$TMP/$out.json" --mode live --out "$TMP/$out" >>"$TMP/$out.out" 2>>"$TMP/$out.err" &
+  "$GW" run "$TMP/$out.json" --mode live --out "$TMP/$out" "$@" >>"$TMP/$out.out" 2>>"$TMP/$out.err" &
   gw_pid=$!
   emu_pid=
   for _ in $(seq 1 300); do
@@ -43,7 +51,8 @@ start_run() {
   sleep 4
 }
 
-# check_result OUT WANT_COMPLETED PY-EXPRESSION-ON-FAULTS DESCRIPTION
+# check_result OUT WANT_COMPLETED PY-EXPRESSION DESCRIPTION: EXPRESSION on `faults` (the
+# run's live.faults), `r` (result.json) and `re` must hold.
 check_result() {
   local out=$1 completed=$2 expr=$3 what=$4
   for f in result.json report.json report.html junit.xml summary.md; do
@@ -58,8 +67,8 @@ bad = []
 faults = r.get("live", {}).get("faults", [])
 print("faults:", faults)
 import re
-if not eval(expr, {"faults": faults, "re": re}):
-    bad.append("live.faults %s do not satisfy %s" % (faults, expr))
+if not eval(expr, {"faults": faults, "r": r, "re": re}):
+    bad.append("live.faults %s / result.json do not satisfy %s" % (faults, expr))
 checks = [c for c in rep["checks"] if c["name"] == "live_processes"]
 if not checks or checks[0]["passed"]:
     bad.append("no failed live_processes check: %s" % checks)
@@ -78,8 +87,34 @@ EOF_PY
   ((rc == 0)) || fail "$what: $err"
 }
 
-# 1. The emulator killed: 200 iterations of ~0.1 s, far longer than the wait before the kill.
-if start_run emu-kill 200; then
+# 1. The emulator killed and restarted: the rest of the 200 iterations finish after it.
+if start_run emu-restart 200; then
+  kill -KILL "$emu_pid"
+  set +e
+  wait "$gw_pid"
+  rc=$?
+  set -e
+  tail -3 "$TMP/emu-restart.err"
+  ((rc == 1)) || fail "gradwall run exited $rc after the emulator was killed and restarted, want 1"
+  # shellcheck disable=SC2016 # python, not shell
+  check_result emu-restart 1 "$(
+    cat <<EOF_EXPR
+([m for m in (re.search(r'^emu \(pid $emu_pid\) was killed by signal 9 .* ([0-9.]+) s into the run; restarted \(pid [0-9]+\), forwarding again ([0-9.]+) s after it died', f) for f in faults) if m and float(m.group(2)) < 20
+ and any(op["start_ns"] > float(m.group(1)) * 1e9 + float(m.group(2)) * 1e9 and op["end_ns"] >= 0 for op in r["collectives"])]
+and r["accounting"]["balanced"]
+and r["accounting"]["dropped"].get("emu/lost_when_emulator_died", 0) > 0
+and r["accounting"]["packets_sent"] + r["accounting"]["duplicates_made"] == r["accounting"]["packets_received"] + sum(r["accounting"]["dropped"].values()) + r["accounting"]["in_flight_at_end"]
+and len(r["live"]["emulator"]["stats"]["lifetimes"]) == 2
+and r["live"]["emulator"]["stats"]["a_to_b"]["received"] == sum(l["a_to_b"]["received"] for l in r["live"]["emulator"]["stats"]["lifetimes"])
+and [p["name"] for p in r["live"]["processes"]].count("emu") == 2)
+EOF_EXPR
+  )" "emulator killed and restarted"
+  live_check_no_leaks "$TMP/emu-restart.json"
+fi
+
+# 2. The emulator killed, no restart: 200 iterations of ~0.1 s, far longer than the wait
+# before the kill.
+if start_run emu-kill 200 --emu-restarts 0; then
   kill -KILL "$emu_pid"
   set +e
   wait "$gw_pid"
@@ -87,11 +122,11 @@ if start_run emu-kill 200; then
   set -e
   tail -3 "$TMP/emu-kill.err"
   ((rc != 0)) || fail "gradwall run exited 0 after the emulator was killed"
-  check_result emu-kill 0 "any('emu (pid $emu_pid)' in f and 'signal 9' in f for f in faults)" "emulator killed"
+  check_result emu-kill 0 "r['accounting']['balanced'] and any('emu (pid $emu_pid)' in f and 'signal 9' in f for f in faults)" "emulator killed"
   live_check_no_leaks "$TMP/emu-kill.json"
 fi
 
-# 2. A port down for 2 s, then up: the rest of the 200 iterations finish after it.
+# 3. A port down for 2 s, then up: the rest of the 200 iterations finish after it.
 if start_run link-flap 200; then
   ip link set gw-b-emu down
   sleep 2
@@ -103,7 +138,7 @@ if start_run link-flap 200; then
   tail -3 "$TMP/link-flap.err"
   ((rc == 1)) || fail "gradwall run exited $rc after a port flap, want 1 (a check failed: the fault)"
   check_result link-flap 1 \
-    "any(m and 1.5 <= float(m.group(1)) <= 3 for m in (re.search(r'^port gw-b-emu went down .* came back up ([0-9.]+) s later', f) for f in faults))" \
+    "r['accounting']['balanced'] and any(m and 1.5 <= float(m.group(1)) <= 3 for m in (re.search(r'^port gw-b-emu went down .* came back up ([0-9.]+) s later', f) for f in faults))" \
     "port flap"
   live_check_no_leaks "$TMP/link-flap.json"
 fi

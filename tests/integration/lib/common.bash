@@ -2,14 +2,18 @@
 # the *.sh files one level up). Usage at the top of a test, after `set -euo pipefail`:
 #   source "$(dirname "$0")/lib/common.bash" "$@"
 # Sets GW (the gradwall binary), SRC (the source tree), TMP (a scratch folder, removed on
-# exit, also the working directory) and PY (the python3 interpreter itself); defines fail,
+# exit unless GW_KEEP_TMP=1, also the working directory) and PY (the python3 interpreter itself); defines fail,
 # run and finish.
 
 NAME=$(basename "$0")
 GW=$(realpath "${1:?usage: $NAME GRADWALL SOURCE_DIR}")
 SRC=$(realpath "${2:?usage: $NAME GRADWALL SOURCE_DIR}")
 TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
+if [[ ${GW_KEEP_TMP:-0} == 1 ]]; then
+  echo "$NAME: scratch folder $TMP kept (GW_KEEP_TMP=1)" >&2
+else
+  trap 'rm -rf "$TMP"' EXIT
+fi
 cd "$TMP"
 # The interpreter itself, not a version-manager shim: a shim costs ~0.3 s per call.
 PY=$(python3 -c 'import sys; print(sys.executable)') || {

@@ -28,7 +28,7 @@ LIVE_BENCH_WAS_UP=0
 [[ -e /run/netns/gw-a ]] && LIVE_BENCH_WAS_UP=1
 
 live_cleanup() {
-  rm -rf "$TMP"
+  [[ ${GW_KEEP_TMP:-0} == 1 ]] || rm -rf "$TMP"
 }
 trap live_cleanup EXIT
 
