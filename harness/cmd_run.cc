@@ -434,7 +434,8 @@ int cmd_run(const Args& args) {
   }
   if (mode == "both") {  // live_runner.h: a sim and a live run, and their agreement
     check_live_scenario(scenario);
-    Args twin_args{"--bench", bench, "--endpoints", endpoint_io, "--emu-restarts", std::to_string(emu_restarts)};
+    Args twin_args{
+        "--bench", bench, "--endpoints", endpoint_io, "--emu-restarts", std::to_string(emu_restarts)};
     if (vm.count("seed")) {
       twin_args.insert(twin_args.end(), {"--seed", vm["seed"].as<std::string>()});
     }

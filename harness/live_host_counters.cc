@@ -215,7 +215,8 @@ void add_host_drops(const nlohmann::json& delta, const std::array<nlohmann::json
   const std::uint64_t in = accounting.packets_sent + accounting.duplicates_made;
   std::uint64_t unaccounted = in > accounted ? in - accounted : 0;
   auto add_frames = [&](const std::string& key, std::int64_t frames) {
-    const std::uint64_t n = std::min<std::uint64_t>(frames > 0 ? static_cast<std::uint64_t>(frames) : 0, unaccounted);
+    const std::uint64_t n =
+        std::min<std::uint64_t>(frames > 0 ? static_cast<std::uint64_t>(frames) : 0, unaccounted);
     add(key, static_cast<std::int64_t>(n));
     unaccounted -= n;
   };
@@ -223,9 +224,10 @@ void add_host_drops(const nlohmann::json& delta, const std::array<nlohmann::json
     const BenchSide& s = kBench[i];
     if (delta.contains(s.label)) {
       const nlohmann::json& d = delta.at(s.label);
-      add_frames("host " + regions[i] + "/veth_dropped",
-                 signed_num(d, "link", "rx_dropped") + signed_num(d, "link", "tx_dropped") +
-                     signed_num(d, "emu_side_link", "rx_dropped") + signed_num(d, "emu_side_link", "tx_dropped"));
+      add_frames("host " + regions[i] + "/veth_dropped", signed_num(d, "link", "rx_dropped") +
+                                                             signed_num(d, "link", "tx_dropped") +
+                                                             signed_num(d, "emu_side_link", "rx_dropped") +
+                                                             signed_num(d, "emu_side_link", "tx_dropped"));
     }
   }
   for (std::size_t i = 0; i < 2 && emu_stats.is_object() && emu_stats.contains("ports"); ++i) {

@@ -104,9 +104,9 @@ bool bench_is_up() {
 // Everything the run set up, undone in reverse order by the destructor, whatever happened.
 struct Teardown {
   std::vector<std::unique_ptr<Child>> endpoints;
-  std::unique_ptr<Child> emu;                    // the emulator now
+  std::unique_ptr<Child> emu;                     // the emulator now
   std::vector<std::unique_ptr<Child>> past_emus;  // emulators that died and were restarted
-  std::unique_ptr<Child> probe;                  // a ping checking a restarted emulator forwards
+  std::unique_ptr<Child> probe;                   // a ping checking a restarted emulator forwards
   std::string script;
   bool bench_ours = false;
   std::string dpdk_prefix;
@@ -435,8 +435,8 @@ nlohmann::json emulator_stats(const std::vector<fs::path>& files) {
         continue;
       }
       const nlohmann::json& d = life.at(dir);
-      for (const char* key : {"received", "received_bytes", "duplicates", "sent", "sent_bytes", "dropped_total",
-                              "marked_ce", "corrupted"}) {
+      for (const char* key : {"received", "received_bytes", "duplicates", "sent", "sent_bytes",
+                              "dropped_total", "marked_ce", "corrupted"}) {
         if (d.contains(key) && d.at(key).is_number_unsigned()) {
           sum[key] = sum.value(key, std::uint64_t{0}) + d.at(key).get<std::uint64_t>();
         }
@@ -587,9 +587,23 @@ LiveRun run_live(const Scenario& scenario, const LiveOptions& options) {
     emu_out_file = work / ("emu" + n + ".out");
     return std::make_unique<Child>(
         "emu",
-        std::vector<std::string>{"nice", "-n", kPriority, self, "emu", "--profile", profile_file.string(),
-                                 "--stats-json", emu_stats_files.back().string(), "--stats-interval", "1", "--",
-                                 "--no-huge", "-m", "512", "--no-pci", "--file-prefix=" + td.dpdk_prefix,
+        std::vector<std::string>{"nice",
+                                 "-n",
+                                 kPriority,
+                                 self,
+                                 "emu",
+                                 "--profile",
+                                 profile_file.string(),
+                                 "--stats-json",
+                                 emu_stats_files.back().string(),
+                                 "--stats-interval",
+                                 "1",
+                                 "--",
+                                 "--no-huge",
+                                 "-m",
+                                 "512",
+                                 "--no-pci",
+                                 "--file-prefix=" + td.dpdk_prefix,
                                  floating_lcore(),
                                  "--vdev=net_af_packet0,iface=" + sides[0].port + ",framecnt=" + kRingFrames,
                                  "--vdev=net_af_packet1,iface=" + sides[1].port + ",framecnt=" + kRingFrames},
@@ -790,10 +804,11 @@ LiveRun run_live(const Scenario& scenario, const LiveOptions& options) {
         td.probe.reset();
       } else if ((!td.probe || !td.probe->running()) && rt.now() >= restart->next_probe) {
         restart->next_probe = rt.now() + Duration{200'000'000};
-        td.probe = std::make_unique<Child>(
-            "ping", std::vector<std::string>{"ip", "netns", "exec", sides[0].netns, "ping", "-c", "1", "-W", "1",
-                                             sides[1].address},
-            "/dev/null", "/dev/null");
+        td.probe =
+            std::make_unique<Child>("ping",
+                                    std::vector<std::string>{"ip", "netns", "exec", sides[0].netns, "ping",
+                                                             "-c", "1", "-W", "1", sides[1].address},
+                                    "/dev/null", "/dev/null");
       }
     }
     if (lost) {
@@ -876,7 +891,8 @@ LiveRun run_live(const Scenario& scenario, const LiveOptions& options) {
   r.warmup_iterations = scenario.warmup_iterations;
   run.series_flows = series.fill(r.series, stop);
   const nlohmann::json unfinished = fill_collectives(driver, r);
-  fill_counters(stats, emu_stats, host_delta, regions, tcp, !ports, !td.past_emus.empty() || !td.emu->exited_ok(), r);
+  fill_counters(stats, emu_stats, host_delta, regions, tcp, !ports,
+                !td.past_emus.empty() || !td.emu->exited_ok(), r);
 
   for (std::uint32_t side = 0; side < 2; ++side) {  // the endpoints' last words, whole
     std::ofstream(work / ("endpoint-" + regions[side] + "-stats.json")) << stats.at(side).dump() << "\n";
