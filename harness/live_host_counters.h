@@ -38,9 +38,9 @@ nlohmann::json host_counter_delta(const nlohmann::json& before, const nlohmann::
 // Adds what the hosts dropped (from `delta`, a host_counter_delta) to `accounting.dropped`:
 // "host a/not_transmitted", "emu a->b/rx_ring_overflow", "host b/veth_dropped",
 // "host b/after_endpoint_closed" (the veth drops and the ring overflow only as far as the
-// datagrams are otherwise unaccounted for: they count frames, not only datagrams). `stats` are the endpoints' last stats messages
-// (their datagrams_sent), `emu_stats` the emulator's --stats-json (its ports' ipackets); `regions` name the
-// sides.
+// datagrams are otherwise unaccounted for: they count frames, not only datagrams). `stats` are the endpoints'
+// last stats messages (their datagrams_sent), `emu_stats` the emulator's --stats-json (its ports' ipackets);
+// `regions` name the sides.
 void add_host_drops(const nlohmann::json& delta, const std::array<nlohmann::json, 2>& stats,
                     const nlohmann::json& emu_stats, const std::array<std::string, 2>& regions,
                     Accounting& accounting);
