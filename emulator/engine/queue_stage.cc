@@ -372,12 +372,18 @@ void QueueStage::schedule_next_burst(Burst& b, Instant after) {
     b.next_start = kNever;
     return;
   }
-  // Bursts start at start + k * period (+ uniform jitter in [-jitter, +jitter]).
+  // Bursts start at start + k * period (+ uniform jitter in [-jitter, +jitter]), one per
+  // period: the slot after the last one used, even when that burst came early (a negative
+  // jitter put it before its slot, and `after` then still lies in the slot).
   Instant base = kEpoch + s.start;
   if (after > base) {
     const std::int64_t k = (after - base).count() / s.period.count() + 1;
     base += s.period * k;
   }
+  if (b.last_slot != kNever && base <= b.last_slot) {
+    base += s.period * ((b.last_slot - base).count() / s.period.count() + 1);
+  }
+  b.last_slot = base;
   Duration j{0};
   if (s.jitter.count() > 0) {
     j = Duration{

@@ -96,6 +96,9 @@ class QueueStage final : public Stage {
     MicroburstSettings settings;
     Rng rng;
     Instant next_start;
+    // The nominal start (start + k period, before jitter) of the burst last scheduled: each
+    // period has one burst, however its jitter falls.
+    Instant last_slot = kNever;
     std::uint64_t bytes_left = 0;  // of the burst in progress
     Instant next_packet = kNever;
   };

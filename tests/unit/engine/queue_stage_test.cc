@@ -112,6 +112,26 @@ TEST(QueueStage, MicroburstsDelayRealTrafficByTheBurstsSerialization) {
   EXPECT_EQ(pl.counters().delivered, 1U);
 }
 
+// One burst per period whatever its jitter: 2 ms +- 0.5 ms for 1 s is 500 bursts (the
+// jitter moves a burst within its slot, never adds one; a source that scheduled the slot of
+// an early burst again made ~2 per period). Exact but for the last slot, which its jitter may
+// push past the end.
+TEST(QueueStage, MicroburstJitterKeepsOneBurstPerPeriod) {
+  DirectionSpec d = rate_only(BitRate{10'000'000'000});
+  d.queue = QueueSettings{};
+  MicroburstSettings m;
+  m.period = Duration{2'000'000};
+  m.jitter = Duration{500'000};
+  m.burst_bytes = 15'000;  // 10 x 1500 B
+  d.queue->microbursts.push_back(m);
+  Pipeline pl(d, 7, "t");
+  CollectingSink sink;
+  pl.advance(kEpoch + Duration{1'000'000'000}, sink);
+  const std::uint64_t bursts = pl.counters().synthetic_in / 10;
+  EXPECT_GE(bursts, 499U);
+  EXPECT_LE(bursts, 501U);
+}
+
 TEST(QueueStage, IntStampsQueueDepthLatencyAndRate) {
   DirectionSpec d = rate_only(BitRate{1'000'000'000});
   d.queue = QueueSettings{};
