@@ -104,7 +104,13 @@ class Acc final : public CongestionControl {
   std::array<Duration, 64> floors_{};  // acc2: the last intervals' least queueing delays
   std::size_t floor_next_ = 0;
   std::size_t floor_count_ = 0;
-  static constexpr double kEcnGain = 1.0 / 16;  // acc2: RFC 8257's g
+  static constexpr double kEcnGain = 1.0 / 16;       // acc2: RFC 8257's g
+  static constexpr Duration kStandingQueue{20'000};  // acc2: least delay that is a queue (fix 9)
+  static constexpr double kMostMarked = 0.5;         // acc2: or this fraction marked (fix 9)
+  static constexpr int kMaxDrainIntervals = 8;       // acc2: the longest drain after startup
+  static constexpr double kAfterDrain = 0.9;         // acc2: x startup's last rate, after it
+  int draining_ = 0;                                 // acc2: decisions of drain left
+  double startup_delivered_ = 0;                     // acc2: what startup's last interval delivered
   double ecn_alpha_ = 1.0;
   Instant last_decrease_ = kEpoch;
   bool startup_ = false;  // acc2 from line rate: a doubling window until the first queue

@@ -2,11 +2,11 @@
 // 10 Gbit/s NICs, 5 s of virtual time. The goal (issue 13): acc2's goodput at least 0.9x
 // BBR's with a p99 queue delay at the WAN hop no higher. Two profiles miss it today and are
 // held to what they reach, so that a regression still fails (docs/cc.md "acc2"):
-//  - l4s-dualpi2: acc2 oscillates against the 1 ms L4S step (0.83x BBR's goodput, with
-//    0.6x its queue);
-//  - lossy-bursty: 0.94x BBR's goodput but a higher p99 queue (34 vs 31 ms of a 40 ms buffer);
-//  - microburst-heavy: 0.54x BBR's goodput (3.07 vs 5.65 Gbit/s, 0.68 vs 1.6 ms p99 queue):
-//    acc2 cuts on the CE marks of the other tenants' bursts, which BBR ignores.
+//  - l4s-dualpi2: 0.86x BBR's goodput (with 0.89x its p99 queue): acc2's step, 2 % of the
+//    10 Gbit/s NIC's rate, is 20 % of the 1 Gbit/s link per round trip, past the 1 ms L4S
+//    step in one decision;
+//  - microburst-heavy: 0.88x BBR's goodput (0.97x its queue): some of the tenants' CE marks
+//    still pass fix 9's filter and cut (with ecn_response 0 acc2 reaches 0.96x).
 // Deterministic (seeded): the tolerances only leave room for the next change.
 #include <cstdio>
 #include <string>
@@ -79,8 +79,8 @@ TEST_P(Acc2VsBbr, GoodputAndQueue) {
 INSTANTIATE_TEST_SUITE_P(
     ShippedWanProfiles, Acc2VsBbr,
     ::testing::Values(Expectation{"cross-continent", 0.9, 1.0}, Expectation{"incast-shallow", 0.9, 1.0},
-                      Expectation{"l4s-dualpi2", 0.8, 1.0}, Expectation{"lossy-bursty", 0.9, 1.2},
-                      Expectation{"metro", 0.9, 1.0}, Expectation{"microburst-heavy", 0.5, 1.0},
+                      Expectation{"l4s-dualpi2", 0.85, 1.0}, Expectation{"lossy-bursty", 0.9, 1.0},
+                      Expectation{"metro", 0.9, 1.0}, Expectation{"microburst-heavy", 0.85, 1.0},
                       Expectation{"roce-reroute", 0.9, 1.0}, Expectation{"transoceanic", 0.9, 1.0}),
     [](const ::testing::TestParamInfo<Expectation>& p) {
       std::string name = p.param.profile;
