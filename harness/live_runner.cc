@@ -551,9 +551,17 @@ LiveRun run_live(const Scenario& scenario, const LiveOptions& options) {
     int nice;
     ~RestoreNice() { (void)setpriority(PRIO_PROCESS, 0, nice); }
   } restore_nice{old_nice};
+  // SIGINT and SIGTERM end the run (a fault) while it lasts; the caller's handlers are back
+  // however run_live leaves, a throw included, once the teardown is done (declared before it).
+  struct InterruptHandlers {
+    void (*old_int)(int) = std::signal(SIGINT, on_interrupt);
+    void (*old_term)(int) = std::signal(SIGTERM, on_interrupt);
+    ~InterruptHandlers() {
+      std::signal(SIGINT, old_int);
+      std::signal(SIGTERM, old_term);
+    }
+  } interrupt_handlers;
   Teardown td;
-  auto old_int = std::signal(SIGINT, on_interrupt);
-  auto old_term = std::signal(SIGTERM, on_interrupt);
   g_interrupted = 0;
 
   // The bench and the emulator with the scenario's WAN profile.
@@ -877,8 +885,6 @@ LiveRun run_live(const Scenario& scenario, const LiveOptions& options) {
   const nlohmann::json host_delta =
       ports ? nlohmann::json::object() : host_counter_delta(hosts_before, read_host_counters());
   td.run();
-  std::signal(SIGINT, old_int);
-  std::signal(SIGTERM, old_term);
 
   SimResult& r = run.result;
   r.mode = "live";
