@@ -619,11 +619,14 @@ LiveRun run_live(const Scenario& scenario, const LiveOptions& options) {
   };
   td.emu = start_emu();
   std::cerr << "live: emu started (pid " << td.emu->pid() << "), profile " << profile_file.string() << "\n";
+  // One ping from side A to side B across the emulator: is it forwarding (at start, and after
+  // a restart)?
+  const std::vector<std::string> ping_across{"ip", "netns", "exec", sides[0].netns,  "ping", "-c",
+                                             "1",  "-W",    "1",    sides[1].address};
   const std::int64_t ready_by = endpoints::monotonic_ns() + options.start_timeout.count();
   bool forwarding = false;
   while (!forwarding && endpoints::monotonic_ns() < ready_by && td.emu->running() && g_interrupted == 0) {
-    forwarding = run_command({"ip", "netns", "exec", sides[0].netns, "ping", "-c", "1", "-W", "1",
-                              sides[1].address}) == 0;
+    forwarding = run_command(ping_across) == 0;
   }
   if (!forwarding) {
     td.emu->stop(Duration{2'000'000'000});
@@ -812,11 +815,7 @@ LiveRun run_live(const Scenario& scenario, const LiveOptions& options) {
         td.probe.reset();
       } else if ((!td.probe || !td.probe->running()) && rt.now() >= restart->next_probe) {
         restart->next_probe = rt.now() + Duration{200'000'000};
-        td.probe =
-            std::make_unique<Child>("ping",
-                                    std::vector<std::string>{"ip", "netns", "exec", sides[0].netns, "ping",
-                                                             "-c", "1", "-W", "1", sides[1].address},
-                                    "/dev/null", "/dev/null");
+        td.probe = std::make_unique<Child>("ping", ping_across, "/dev/null", "/dev/null");
       }
     }
     if (lost) {

@@ -51,6 +51,15 @@ start_run() {
   sleep 4
 }
 
+# wait_run OUT: waits for the run started by start_run; its exit code in rc.
+wait_run() {
+  set +e
+  wait "$gw_pid"
+  rc=$?
+  set -e
+  tail -3 "$TMP/$1.err"
+}
+
 # check_result OUT WANT_COMPLETED PY-EXPRESSION DESCRIPTION: EXPRESSION on `faults` (the
 # run's live.faults), `r` (result.json) and `re` must hold.
 check_result() {
@@ -90,11 +99,7 @@ EOF_PY
 # 1. The emulator killed and restarted: the rest of the 200 iterations finish after it.
 if start_run emu-restart 200; then
   kill -KILL "$emu_pid"
-  set +e
-  wait "$gw_pid"
-  rc=$?
-  set -e
-  tail -3 "$TMP/emu-restart.err"
+  wait_run emu-restart
   ((rc == 1)) || fail "gradwall run exited $rc after the emulator was killed and restarted, want 1"
   # shellcheck disable=SC2016 # python, not shell
   check_result emu-restart 1 "$(
@@ -116,11 +121,7 @@ fi
 # before the kill.
 if start_run emu-kill 200 --emu-restarts 0; then
   kill -KILL "$emu_pid"
-  set +e
-  wait "$gw_pid"
-  rc=$?
-  set -e
-  tail -3 "$TMP/emu-kill.err"
+  wait_run emu-kill
   ((rc != 0)) || fail "gradwall run exited 0 after the emulator was killed"
   check_result emu-kill 0 "r['accounting']['balanced'] and any('emu (pid $emu_pid)' in f and 'signal 9' in f for f in faults)" "emulator killed"
   live_check_no_leaks "$TMP/emu-kill.json"
@@ -131,11 +132,7 @@ if start_run link-flap 200; then
   ip link set gw-b-emu down
   sleep 2
   ip link set gw-b-emu up
-  set +e
-  wait "$gw_pid"
-  rc=$?
-  set -e
-  tail -3 "$TMP/link-flap.err"
+  wait_run link-flap
   ((rc == 1)) || fail "gradwall run exited $rc after a port flap, want 1 (a check failed: the fault)"
   check_result link-flap 1 \
     "r['accounting']['balanced'] and any(m and 1.5 <= float(m.group(1)) <= 3 for m in (re.search(r'^port gw-b-emu went down .* came back up ([0-9.]+) s later', f) for f in faults))" \

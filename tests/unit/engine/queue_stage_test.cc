@@ -89,16 +89,21 @@ TEST(QueueStage, LimitsInPacketsBytesAndTimeDropWithTheirCause) {
   }
 }
 
+// A link of rate `r` whose queue also takes the microburst source `m`.
+DirectionSpec with_microbursts(BitRate r, const MicroburstSettings& m) {
+  DirectionSpec d = rate_only(r);
+  d.queue = QueueSettings{};
+  d.queue->microbursts.push_back(m);
+  return d;
+}
+
 // Cross traffic bursts enter the same queue: real packets behind a burst wait for it.
 TEST(QueueStage, MicroburstsDelayRealTrafficByTheBurstsSerialization) {
-  DirectionSpec d = rate_only(BitRate{1'000'000'000});
-  d.queue = QueueSettings{};
   MicroburstSettings m;
   m.period = Duration{10'000'000};
   m.start = Duration{1'000'000};
   m.burst_bytes = 150'000;  // 100 x 1500 B = 1.2 ms at 1 Gbit/s
-  d.queue->microbursts.push_back(m);
-  Pipeline pl(d, 1, "t");
+  Pipeline pl(with_microbursts(BitRate{1'000'000'000}, m), 1, "t");
   CollectingSink sink;
   // One packet just after the burst arrives: it waits behind the whole burst.
   pl.push(udp_packet(1500), kEpoch + Duration{1'000'001}, sink);
@@ -117,14 +122,11 @@ TEST(QueueStage, MicroburstsDelayRealTrafficByTheBurstsSerialization) {
 // an early burst again made ~2 per period). Exact but for the last slot, which its jitter may
 // push past the end.
 TEST(QueueStage, MicroburstJitterKeepsOneBurstPerPeriod) {
-  DirectionSpec d = rate_only(BitRate{10'000'000'000});
-  d.queue = QueueSettings{};
   MicroburstSettings m;
   m.period = Duration{2'000'000};
   m.jitter = Duration{500'000};
   m.burst_bytes = 15'000;  // 10 x 1500 B
-  d.queue->microbursts.push_back(m);
-  Pipeline pl(d, 7, "t");
+  Pipeline pl(with_microbursts(BitRate{10'000'000'000}, m), 7, "t");
   CollectingSink sink;
   pl.advance(kEpoch + Duration{1'000'000'000}, sink);
   const std::uint64_t bursts = pl.counters().synthetic_in / 10;
