@@ -896,8 +896,12 @@ LiveRun run_live(const Scenario& scenario, const LiveOptions& options) {
   r.warmup_iterations = scenario.warmup_iterations;
   run.series_flows = series.fill(r.series, stop);
   const nlohmann::json unfinished = fill_collectives(driver, r);
-  fill_counters(stats, emu_stats, host_delta, regions, tcp, !ports,
-                !td.past_emus.empty() || !td.emu->exited_ok(), r);
+  // An emulator that left no final counts died with packets in it: one restarted, or the
+  // last one killed (its periodic stats say "final": false). One that exited 1 on its own
+  // checks did write them.
+  const bool emulator_died =
+      !td.past_emus.empty() || !(emu_stats.is_object() && emu_stats.value("final", false));
+  fill_counters(stats, emu_stats, host_delta, regions, tcp, !ports, emulator_died, r);
 
   for (std::uint32_t side = 0; side < 2; ++side) {  // the endpoints' last words, whole
     std::ofstream(work / ("endpoint-" + regions[side] + "-stats.json")) << stats.at(side).dump() << "\n";
