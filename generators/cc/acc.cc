@@ -1,6 +1,7 @@
 #include "generators/cc/acc.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "generators/cc/params.h"
 
@@ -60,6 +61,17 @@ void Acc::on_ack(const AckEvent& e) {
   ce_ += e.ce_bytes;
   if (startup_) {
     startup_cwnd_ += e.acked_bytes;  // doubles per round trip, as slow start
+    // Fix 13: paced at BBR's startup gain x the best delivery rate sampled so far
+    // (draft-cardwell-iccrg-bbr-congestion-control §4.3.1, draft-cheng-iccrg-delivery-rate-
+    // estimation), not at line rate: a doubled window sent at the NIC's rate into a link that
+    // other tenants' bursts share built its own queue, and half its packets were marked while
+    // it delivered 0.64 of 6 Gbit/s (microburst-heavy), ending startup 1 s of ramp too early.
+    if (e.sample_interval > Duration{0}) {
+      const double bw =
+          static_cast<double>(e.sample_delivered) * 8e9 / static_cast<double>(e.sample_interval.count());
+      startup_bw_ = std::max(startup_bw_, bw);
+      rate_ = std::clamp(kStartupGain * startup_bw_, s_.min_rate_bps, line_);
+    }
   }
   for (const IntHopEcho& hop : e.int_hops) {
     int_depth_ = std::max<std::uint64_t>(int_depth_, hop.queue_bytes);
@@ -144,16 +156,23 @@ void Acc::update(Instant now) {
       // absolute successive difference, smoothed 1/4 as RFC 6298's RTTVAR). Jitter the path
       // adds scatters the minima (by ~1 ms under 2 ms Pareto-normal jitter, by ~0.05 ms under
       // 0.2 ms normal jitter); a queue the sender builds moves them, which the gradient sees.
+      // Fix 12: the successive differences are of the second order (m_k - 2 m_k-1 + m_k-2,
+      // scaled by 1/sqrt(3) to match the first-order ones on independent noise: variance
+      // 6 sigma^2 against 2 sigma^2), so that a queue growing at a steady pace, which moves
+      // every minimum by the same amount, is not taken for noise: on an L4S link the ramp
+      // raised the noise, and with it the target, by 0.5-1 ms a decision.
       // Not while startup doubles the rate and the drain empties the queue it built: those
       // move the minima by the queue itself (to 10 ms of "noise" after a 40 ms buffer
       // filled), and a noise that large raises the target past the buffer.
-      if (jitter_seen_ && !startup_ && draining_ == 0) {
-        const Duration d = interval_min_qd_ > last_interval_min_ ? interval_min_qd_ - last_interval_min_
-                                                                 : last_interval_min_ - interval_min_qd_;
+      if (minima_seen_ >= 2 && !startup_ && draining_ == 0) {
+        const double d2 =
+            static_cast<double>((interval_min_qd_ - 2 * last_interval_min_ + before_last_min_).count());
+        const auto d = Duration{static_cast<std::int64_t>(std::abs(d2) / std::sqrt(3.0))};
         jitter_ = (3 * jitter_ + d) / 4;
       }
+      before_last_min_ = last_interval_min_;
       last_interval_min_ = interval_min_qd_;
-      jitter_seen_ = true;
+      minima_seen_ = std::min(minima_seen_ + 1, 2);
     }
     interval_samples_ = 0;
   } else {
@@ -166,6 +185,7 @@ void Acc::update(Instant now) {
   // cut after cut on the same queue took an L4S link's sender from 1.3 to 0.2 Gbit/s. Sooner
   // only if the queue still grows two decisions after the cut (its effect shown by then).
   const Instant decreased_before = last_decrease_;
+  bool ecn_cut = false;
   const bool may_cut = !s_.acc2 || now - last_decrease_ >= rtt_.srtt() ||
                        (now - last_decrease_ >= 2 * interval() && gradient > 0);
   const bool cut_held = factor < 1.0 && !may_cut;
@@ -223,7 +243,7 @@ void Acc::update(Instant now) {
   } else if (cut_held) {
     phase_ = "hold";
   } else if (gradient <= s_.gradient_threshold && signal_ < s_.queue_limit + jitter_allowance() && int_ok) {
-    rate_ += step_;
+    rate_ += increase_step();
     phase_ = "increase";
   } else {
     phase_ = "hold";
@@ -251,10 +271,33 @@ void Acc::update(Instant now) {
       rate_ = factor < 1.0 ? rate_ / factor * std::min(factor, ecn_factor) : rate_ * ecn_factor;
       last_decrease_ = now;
       phase_ = "ecn_decrease";
+      ecn_cut = true;
     }
   }
   rate_ = std::clamp(rate_, s_.min_rate_bps, line_);
+  // Fix 14: after an ECN cut, BIC's search (Xu, Harfoush and Rhee, INFOCOM 2004): increase
+  // by half the distance to the rate the marks were set at (what the interval delivered, at
+  // least the rate after the cut), then probe past it from 1/16 of the step, doubling. A CE
+  // mark says the path's capacity was crossed at that rate; at 2 % of a 10 Gbit/s NIC per
+  // round trip the plain step overshot a 1 Gbit/s L4S link by 40 % before the marks came
+  // back. Delay cuts keep the plain step: under path jitter they are often noise.
+  if (s_.acc2 && ecn_cut) {
+    const double delivered = static_cast<double>(acked_) * 8e9 / elapsed;
+    rate_max_ = std::max(delivered, rate_);
+    probes_ = 0;
+  }
   finish_interval(now);
+}
+
+double Acc::increase_step() {
+  if (!s_.acc2 || rate_max_ <= 0) {
+    return step_;
+  }
+  const double least = step_ / 16;
+  if (rate_ < rate_max_) {
+    return std::clamp((rate_max_ - rate_) / 2, least, step_);
+  }
+  return std::min(step_, least * static_cast<double>(1 << std::min(probes_++, 4)));
 }
 
 void Acc::finish_interval(Instant now) {

@@ -78,6 +78,7 @@ class Acc final : public CongestionControl {
  private:
   void update(Instant now);  // the once-per-srtt decision
   double decrease_factor(double gradient) const;
+  double increase_step();             // acc2: BIC's search after an ECN cut (fix 14)
   Duration jitter_allowance() const;  // 0 in acc
   Duration base_rtt() const;          // from the least one-way delay (x2) or RTT; 0: none yet
   Duration interval() const;          // between decisions
@@ -98,9 +99,10 @@ class Acc final : public CongestionControl {
   Duration signal_{0};
   Duration interval_min_qd_{0};
   Duration last_interval_min_{0};
+  Duration before_last_min_{0};  // acc2: for the noise's second differences (fix 12)
   std::uint64_t interval_samples_ = 0;
   Duration jitter_{0};
-  bool jitter_seen_ = false;
+  int minima_seen_ = 0;
   std::array<Duration, 64> floors_{};  // acc2: the last intervals' least queueing delays
   std::size_t floor_next_ = 0;
   std::size_t floor_count_ = 0;
@@ -109,8 +111,12 @@ class Acc final : public CongestionControl {
   static constexpr double kMostMarked = 0.5;         // acc2: or this fraction marked (fix 9)
   static constexpr int kMaxDrainIntervals = 8;       // acc2: the longest drain after startup
   static constexpr double kAfterDrain = 0.9;         // acc2: x startup's last rate, after it
-  int draining_ = 0;                                 // acc2: decisions of drain left
-  double startup_delivered_ = 0;                     // acc2: what startup's last interval delivered
+  double rate_max_ = 0;                          // acc2: the rate at the last ECN cut (BIC's W_max; fix 14)
+  int probes_ = 0;                               // acc2: increases past rate_max_ so far
+  int draining_ = 0;                             // acc2: decisions of drain left
+  double startup_bw_ = 0;                        // acc2: the highest delivery rate sampled in startup
+  static constexpr double kStartupGain = 2.885;  // acc2: BBR's 2/ln 2, startup's pacing gain
+  double startup_delivered_ = 0;                 // acc2: what startup's last interval delivered
   double ecn_alpha_ = 1.0;
   Instant last_decrease_ = kEpoch;
   bool startup_ = false;  // acc2 from line rate: a doubling window until the first queue

@@ -1,4 +1,5 @@
-// "acc2": acc (acc.h) with its three known weaknesses fixed, and a fourth found since. Everything else -- the
+// "acc2": acc (acc.h) with its three known weaknesses fixed, and those found since on WAN paths
+// (4 below; 5-14 in acc.cc and docs/cc.md "acc2"). Everything else -- the
 // once-per-srtt update, the queue-delay gradient, the fractional ECN response, ECT(1), the
 // 2 x rate x srtt safety window -- is acc's.
 //  1. Standing queue as a resting point (acc has no absolute-delay term): when the queue
@@ -13,9 +14,10 @@
 //     50 us target. acc2 decides on the least queueing delay of each interval (a queue every
 //     sample of the interval waited in: the minimum filter of CoDel, RFC 8289 §3.1, and of
 //     BBR's min_rtt), its gradient taken between those minima, and raises the target and the
-//     queue limit by jitter_allowance x the delay noise: the mean absolute difference of
-//     successive delay samples (1.13 sigma for normal jitter; a slowly growing queue adds
-//     almost nothing to it), smoothed 1/4 per interval as RFC 6298's RTTVAR.
+//     queue limit by jitter_allowance x the delay noise: the mean absolute second difference
+//     of successive interval minima, scaled to the first difference's (1.13 sigma for normal
+//     jitter; a queue growing at a steady pace adds nothing to it; fix 12), smoothed 1/4 per
+//     interval as RFC 6298's RTTVAR.
 // When both cuts apply the stronger one is taken (still bounded by max_mdf).
 //
 // Parameters (CcParams): acc's gradient_threshold, queue_limit_us, int_queue_limit_bytes,
