@@ -243,4 +243,64 @@ void CollectiveDriver::finish_item(std::uint32_t item, Instant now) {
   }
 }
 
+nlohmann::json add_driver_results(const CollectiveDriver& driver, bool finished_only, SimResult& r) {
+  nlohmann::json unfinished = nlohmann::json::array();
+  for (const OpRecord& op : driver.ops()) {
+    const bool finished = op.end >= op.start;
+    if (!finished && finished_only) {
+      unfinished.push_back({{"name", op.name}, {"iteration", op.iteration}, {"start_ns", ns_of(op.start)}});
+      continue;
+    }
+    CollectiveOpResult c;
+    c.name = op.name;
+    c.op = std::string(coll::op_name(op.spec.op));
+    c.algorithm = std::string(coll::algorithm_name(op.spec.algorithm));
+    c.bytes = op.spec.bytes;
+    c.ranks = op.ranks;
+    c.channels = op.spec.channels;
+    c.iteration = op.iteration;
+    c.start_ns = ns_of(op.start);
+    c.end_ns = finished ? ns_of(op.end) : -1;
+    c.predicted_ns = ns_of(op.predicted);
+    c.predicted_network_ns = ns_of(op.predicted_network);
+    c.predicted_window_ns = op.predicted_window.count() > 0 ? ns_of(op.predicted_window) : -1;
+    if (finished) {
+      c.attribution = op.attribution;
+    }
+    c.busbw_factor = coll::busbw_factor(op.spec.op, op.ranks);
+    r.collectives.push_back(c);
+  }
+  for (const TransferRecord& t : driver.transfers()) {
+    const bool finished = t.end >= t.start;
+    if (!finished && finished_only) {
+      unfinished.push_back({{"name", t.name}, {"iteration", t.iteration}, {"start_ns", ns_of(t.start)}});
+      continue;
+    }
+    TransferResult tr;
+    tr.name = t.name;
+    tr.src = t.src;
+    tr.dst = t.dst;
+    tr.bytes = t.bytes;
+    tr.iteration = t.iteration;
+    tr.start_ns = ns_of(t.start);
+    tr.end_ns = finished ? ns_of(t.end) : -1;
+    r.transfers.push_back(tr);
+  }
+  for (const IterationRecord& it : driver.iterations()) {
+    const bool finished = it.end >= it.start;
+    if (!finished && finished_only) {
+      unfinished.push_back({{"iteration", it.index}, {"start_ns", ns_of(it.start)}});
+      continue;
+    }
+    IterationResult i;
+    i.index = it.index;
+    i.start_ns = ns_of(it.start);
+    i.end_ns = finished ? ns_of(it.end) : -1;
+    i.compute_ns = ns_of(it.compute);
+    i.exposed_comm_ns = finished ? std::max<std::int64_t>(0, i.end_ns - i.start_ns - i.compute_ns) : -1;
+    r.iterations.push_back(i);
+  }
+  return unfinished;
+}
+
 }  // namespace gw

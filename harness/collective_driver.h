@@ -15,6 +15,7 @@
 #include "core/event_loop.h"
 #include "generators/collectives/collective.h"
 #include "generators/collectives/nccl.h"
+#include "harness/sim_result.h"
 #include "harness/time_attribution.h"
 
 namespace gw {
@@ -170,5 +171,12 @@ class CollectiveDriver final : public Wakeable {
   Duration all_ranks_busy_{0};
   std::vector<Duration> rank_busy_;  // this iteration, per rank
 };
+
+// The driver's ops, point-to-point transfers and iterations into a run's result: the one
+// assembly the simulator and a live run share. With `finished_only` (a live run, which a fault
+// can cut short) what did not finish is left out of the result, whose reports read finished
+// work only, and returned instead (name, iteration, start); otherwise it is kept with an end of
+// -1 and the returned list is empty.
+nlohmann::json add_driver_results(const CollectiveDriver& driver, bool finished_only, SimResult& r);
 
 }  // namespace gw

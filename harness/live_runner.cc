@@ -26,12 +26,14 @@
 #include "core/event_loop.h"
 #include "core/histogram.h"
 #include "core/paths.h"
+#include "core/rng.h"
 #include "emulator/engine/profile_writer.h"
 #include "generators/endpoints/clock.h"
 #include "generators/endpoints/line_channel.h"
 #include "generators/transport/segment.h"
 #include "harness/collective_driver.h"
 #include "harness/link_watch.h"
+#include "harness/live_flows.h"
 #include "harness/live_host_counters.h"
 #include "harness/live_ports.h"
 #include "harness/live_process.h"
@@ -158,23 +160,13 @@ int listen_unix(const std::string& path) {
   return fd;
 }
 
-// The simulator's iteration plans (sim_runner.h); live endpoints carry collectives only.
-std::vector<IterationPlan> plans_of(const Scenario& s) {
-  std::vector<IterationPlan> plans = iteration_plans(s.workload);
-  for (const IterationPlan& plan : plans) {
-    for (const WorkItem& item : plan.items) {
-      if (item.is_p2p) {
-        throw InputError(s.file, "$.workload", "live mode: point-to-point work items are not supported");
-      }
-    }
-  }
-  return plans;
-}
-
 // The WAN profile with a_to_b carrying region 0 -> region 1 (emulator port 0 faces side A).
 Profile emu_profile(const Scenario& s) {
   const fabric::WanLinkSpec& link = s.topology.wan.front();
   Profile p = link.profile;
+  // Seeded from the scenario's seed (--seed), as the simulator seeds each hop (network.cc):
+  // a profile's own seed would give every live run the same draws whatever the seed.
+  p.seed = s.seed ^ hash_name("live emu");
   if (link.a != s.topology.regions[0].name) {
     if (!p.phases.empty()) {
       throw InputError(s.file, "$.topology.wan[0]",
@@ -229,13 +221,14 @@ class Coordinator final : public MessageService {
     // them apart (LiveSeries, kFirstControlQp).
     const std::uint32_t qp = (traffic == Traffic::kControl ? kFirstControlQp : kFirstQp) + 2 * it->second;
     const std::uint64_t id = next_message_++;
-    const std::uint32_t side = placement_.region[src];
-    channels_[side]->send({{"t", "send"},
-                           {"qp", qp},
-                           {"peer", sides_[placement_.region[dst]].address},
-                           {"msg", id},
-                           {"bytes", bytes}});
+    post(placement_.region[src], qp, placement_.region[dst], id, bytes);
     return id;
+  }
+  // Message `msg` of `bytes` on side `side`'s sending QP `qp`, toward side `peer_side`.
+  void post(std::uint32_t side, std::uint32_t qp, std::uint32_t peer_side, std::uint64_t msg,
+            std::uint64_t bytes) {
+    channels_[side]->send(
+        {{"t", "send"}, {"qp", qp}, {"peer", sides_[peer_side].address}, {"msg", msg}, {"bytes", bytes}});
   }
   std::size_t connections() const { return connection_of_.size(); }
 
@@ -246,50 +239,6 @@ class Coordinator final : public MessageService {
   std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>, std::uint32_t> connection_of_;
   std::uint64_t next_message_ = 0;
 };
-
-// Completed ops and iterations go into the result (the reports read only finished ones); an
-// op or iteration a fault cut short is returned for the live section instead.
-nlohmann::json fill_collectives(const CollectiveDriver& driver, SimResult& r) {
-  nlohmann::json unfinished = nlohmann::json::array();
-  for (const OpRecord& op : driver.ops()) {
-    if (op.end < op.start) {
-      unfinished.push_back({{"name", op.name}, {"iteration", op.iteration}, {"start_ns", ns_of(op.start)}});
-      continue;
-    }
-    CollectiveOpResult c;
-    c.name = op.name;
-    c.op = std::string(coll::op_name(op.spec.op));
-    c.algorithm = std::string(coll::algorithm_name(op.spec.algorithm));
-    c.bytes = op.spec.bytes;
-    c.ranks = op.ranks;
-    c.channels = op.spec.channels;
-    c.iteration = op.iteration;
-    c.start_ns = ns_of(op.start);
-    c.end_ns = op.end >= op.start ? ns_of(op.end) : -1;
-    c.predicted_ns = ns_of(op.predicted);
-    c.predicted_network_ns = ns_of(op.predicted_network);
-    c.predicted_window_ns = op.predicted_window.count() > 0 ? ns_of(op.predicted_window) : -1;
-    if (op.end >= op.start) {
-      c.attribution = op.attribution;
-    }
-    c.busbw_factor = coll::busbw_factor(op.spec.op, op.ranks);
-    r.collectives.push_back(c);
-  }
-  for (const IterationRecord& it : driver.iterations()) {
-    if (it.end < it.start) {
-      unfinished.push_back({{"iteration", it.index}, {"start_ns", ns_of(it.start)}});
-      continue;
-    }
-    IterationResult i;
-    i.index = it.index;
-    i.start_ns = ns_of(it.start);
-    i.end_ns = it.end >= it.start ? ns_of(it.end) : -1;
-    i.compute_ns = ns_of(it.compute);
-    i.exposed_comm_ns = i.end_ns >= 0 ? std::max<std::int64_t>(0, i.end_ns - i.start_ns - i.compute_ns) : -1;
-    r.iterations.push_back(i);
-  }
-  return unfinished;
-}
 
 // Endpoint and emulator counters into the result's transport totals, hops and accounting.
 // A histogram from endpoints' microsecond bins ([[us, count], ...]), each value at the middle
@@ -463,7 +412,10 @@ nlohmann::json emulator_stats(const std::vector<fs::path>& files) {
 
 // result.json's live.tcp for a kernel TCP baseline: what was asked for, what TCP_INFO says
 // the kernel ran, and the byte balance (written = read once every message was delivered).
-nlohmann::json tcp_section(const LiveOptions& o, const std::array<nlohmann::json, 2>& stats, bool completed) {
+// `open_ended`: the run has flows, which are still sending when it ends (their bytes in flight
+// are written and not yet read); otherwise every byte written must have been read.
+nlohmann::json tcp_section(const LiveOptions& o, const std::array<nlohmann::json, 2>& stats, bool completed,
+                           bool open_ended) {
   std::uint64_t written = 0;
   std::uint64_t read = 0;
   std::uint64_t retrans = 0;
@@ -488,7 +440,9 @@ nlohmann::json tcp_section(const LiveOptions& o, const std::array<nlohmann::json
           {"max_pacing_rate_bps", o.max_pacing_rate_bps},
           {"bytes_written", written},
           {"bytes_read", read},
-          {"balanced", completed && written == read && stats[0].is_object() && stats[1].is_object()},
+          {"open_ended", open_ended},
+          {"balanced", stats[0].is_object() && stats[1].is_object() &&
+                           (open_ended ? read <= written : completed && written == read)},
           {"retransmits", retrans},
           {"bytes_retransmitted", bytes_retrans}};
 }
@@ -508,10 +462,23 @@ void check_live_scenario(const Scenario& s) {
                      "live mode needs exactly one WAN link (the emulator between the two sides), got " +
                          std::to_string(s.topology.wan.size()));
   }
-  if (s.workload.kind == "flows") {
-    throw InputError(
-        s.file, "$.workload.kind",
-        "live mode runs collective workloads (collective, ddp, fsdp); \"flows\" is sim only so far");
+  std::size_t flows = 0;
+  for (const auto& [list, path] : {std::pair{&s.workload.flows, std::string("$.workload.flows")},
+                                   std::pair{&s.workload.background, std::string("$.background")}}) {
+    for (std::size_t i = 0; i < list->size(); ++i) {
+      const FlowSpec& f = (*list)[i];
+      if ((!f.cc.empty() && f.cc != s.transport.cc) || !f.cc_params.empty()) {
+        throw InputError(s.file, path + "[" + std::to_string(i) + "].cc",
+                         "live mode runs every connection with the transport's congestion control (\"" +
+                             s.transport.cc + "\"); a flow's own cc or cc_params is sim only so far");
+      }
+      flows += f.count;
+    }
+  }
+  if (kFirstFlowQp + 2 * flows > kFirstControlQp) {
+    throw InputError(s.file, "$.workload.flows",
+                     "live mode runs at most " + std::to_string((kFirstControlQp - kFirstFlowQp) / 2) +
+                         " flows (background included), got " + std::to_string(flows));
   }
   if (s.transport.config.mtu_bytes > kMaxLiveMtu) {
     throw InputError(s.file, "$.transport.mtu",
@@ -720,9 +687,15 @@ LiveRun run_live(const Scenario& scenario, const LiveOptions& options) {
   intra.alpha = scenario.topology.regions[0].nic_rate.transmit_time(scenario.transport.config.mtu_bytes +
                                                                     transport::kFrameOverheadBytes);
   intra.beta_ns_per_byte = 8e9 / static_cast<double>(scenario.topology.regions[0].nic_rate.bps);
-  CollectiveDriver driver(loop, coord, placement, plans_of(scenario),
+  CollectiveDriver driver(loop, coord, placement, iteration_plans(scenario.workload),
                           coll::LinkModel::two_level(2, intra, alpha_beta(scenario, profile)),
                           scenario.workload.nccl);
+  // The workload's flows and the background traffic: beside the collectives, never holding
+  // the run (a "flows" workload runs for workload.duration).
+  LiveFlows flows(loop, scenario, regions,
+                  [&](std::uint32_t side, std::uint32_t qp, std::uint32_t peer, std::uint64_t msg,
+                      std::uint64_t bytes) { coord.post(side, qp, peer, msg, bytes); });
+  const bool flows_only = scenario.workload.kind == "flows";
   std::array<nlohmann::json, 2> stats{};
   // Every stats message of the run, a line each (DIR/live/endpoint-X-timeline.jsonl): the
   // counters and the queue pairs' state once a second, for finding when a run went wrong.
@@ -738,8 +711,11 @@ LiveRun run_live(const Scenario& scenario, const LiveOptions& options) {
       if (t == "delivered") {
         const Instant at = std::max(at_ns(m.at("at_ns").get<std::int64_t>()), loop.now());
         loop.run_until(at);
-        if (!driver.settled()) {
-          driver.delivered(m.at("msg").get<std::uint64_t>(), at);
+        const auto msg = m.at("msg").get<std::uint64_t>();
+        if (LiveFlows::owns(msg)) {
+          flows.delivered(msg, at);
+        } else if (!driver.settled()) {
+          driver.delivered(msg, at);
         }
       } else if (t == "stats") {
         stats.at(side) = m;
@@ -761,7 +737,8 @@ LiveRun run_live(const Scenario& scenario, const LiveOptions& options) {
   const Instant limit = kEpoch + scenario.workload.duration;
   loop.run_until(rt.now());  // the run starts now, not at the epoch: the endpoints took a while to get ready
   driver.start(loop.now());
-  while (!driver.settled()) {
+  flows.start(loop.now());
+  while (flows_only || !driver.settled()) {
     const Instant now = std::max(rt.now(), loop.now());
     if (now > limit) {
       break;
@@ -895,13 +872,14 @@ LiveRun run_live(const Scenario& scenario, const LiveOptions& options) {
   r.scenario_json = scenario.source;
   r.warmup_iterations = scenario.warmup_iterations;
   run.series_flows = series.fill(r.series, stop);
-  const nlohmann::json unfinished = fill_collectives(driver, r);
+  const nlohmann::json unfinished = add_driver_results(driver, true, r);
   // An emulator that left no final counts died with packets in it: one restarted, or the
   // last one killed (its periodic stats say "final": false). One that exited 1 on its own
   // checks did write them.
   const bool emulator_died =
       !td.past_emus.empty() || !(emu_stats.is_object() && emu_stats.value("final", false));
   fill_counters(stats, emu_stats, host_delta, regions, tcp, !ports, emulator_died, r);
+  flows.add_results(stats, stop, r);
 
   for (std::uint32_t side = 0; side < 2; ++side) {  // the endpoints' last words, whole
     std::ofstream(work / ("endpoint-" + regions[side] + "-stats.json")) << stats.at(side).dump() << "\n";
@@ -939,7 +917,7 @@ LiveRun run_live(const Scenario& scenario, const LiveOptions& options) {
     run.live["ports"] = {sides[0].port, sides[1].port};
   }
   if (tcp) {
-    run.live["tcp"] = tcp_section(options, stats, completed);
+    run.live["tcp"] = tcp_section(options, stats, completed, !flows.empty());
   }
   return run;
 }
@@ -962,10 +940,13 @@ void add_live_checks(nlohmann::json& report, const LiveRun& run) {
          {"passed", ok},
          {"measured", t.at("bytes_read")},
          {"limit", t.at("bytes_written")},
-         {"reason", ok ? "every byte written to a TCP socket was read at the other end"
-                       : "bytes read " + t.at("bytes_read").dump() + " != bytes written " +
-                             t.at("bytes_written").dump() +
-                             " (a connection still held data when the run ended, or an endpoint failed)"}});
+         {"reason",
+          !ok ? "bytes read " + t.at("bytes_read").dump() + " != bytes written " +
+                    t.at("bytes_written").dump() +
+                    " (a connection still held data when the run ended, or an endpoint failed)"
+          : t.value("open_ended", false)
+              ? "no TCP connection read more than was written to it (flows still sending at the end)"
+              : "every byte written to a TCP socket was read at the other end"}});
     if (!ok) {
       report["verdict"] = "fail";
     }

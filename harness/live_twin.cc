@@ -31,12 +31,15 @@ struct CctSummary {
   double goodput_bps = 0;
 };
 
-// Nearest-rank percentiles over the completed ops.
+// Nearest-rank percentiles over the completed ops: the collectives, else the point-to-point
+// transfers (a pipeline), else the flows.
 CctSummary cct_summary(const nlohmann::json& result) {
   std::vector<double> ccts;
   double bytes = 0;
   double total_ns = 0;
-  for (const nlohmann::json& op : result.value("collectives", nlohmann::json::array())) {
+  const char* ops =
+      result.value("collectives", nlohmann::json::array()).empty() ? "transfers" : "collectives";
+  for (const nlohmann::json& op : result.value(ops, nlohmann::json::array())) {
     const auto start = op.value("start_ns", std::int64_t{0});
     const auto end = op.value("end_ns", std::int64_t{-1});
     if (end < start) {
@@ -47,6 +50,20 @@ CctSummary cct_summary(const nlohmann::json& result) {
     total_ns += static_cast<double>(end - start);
   }
   CctSummary s;
+  if (ccts.empty()) {
+    // A flows workload: the finite flows' completion times stand for the CCTs, and the
+    // goodput is the flows' (a bulk flow's: its bytes over the run).
+    for (const nlohmann::json& f : result.value("flows", nlohmann::json::array())) {
+      if (f.value("class", "") == "collective") {
+        continue;
+      }
+      s.goodput_bps += f.value("goodput_bps", 0.0);
+      const nlohmann::json c = f.value("completion_ns", nlohmann::json(nullptr));  // null: bulk, unfinished
+      if (c.is_number() && c.get<std::int64_t>() >= 0) {
+        ccts.push_back(c.get<double>());
+      }
+    }
+  }
   s.ops = ccts.size();
   if (ccts.empty()) {
     return s;
@@ -58,7 +75,9 @@ CctSummary cct_summary(const nlohmann::json& result) {
   };
   s.p50_ns = rank(0.5);
   s.p99_ns = rank(0.99);
-  s.goodput_bps = total_ns > 0 ? bytes * 8e9 / total_ns : 0;
+  if (total_ns > 0) {
+    s.goodput_bps = bytes * 8e9 / total_ns;
+  }
   return s;
 }
 
@@ -78,7 +97,9 @@ nlohmann::json twin_agreement(const nlohmann::json& sim, const nlohmann::json& l
   return {{"gradwall", "agreement/v1"},
           {"description",
            "live / sim: CCT p50 and p99 over the completed ops (nearest rank), and the "
-           "collective goodput = sum of op bytes x 8 / sum of CCTs"},
+           "collective goodput = sum of op bytes x 8 / sum of CCTs; without collectives the same "
+           "over the point-to-point transfers (a pipeline), and without those the finite flows' "
+           "completion times and the sum of the flows' goodputs"},
           {"sim", summary_json(s)},
           {"live", summary_json(l)},
           {"ratio",

@@ -725,47 +725,7 @@ SimResult SimRun::run() {
   accounting_.in_flight_at_end = net_.in_flight();
   r.one_way_delay_ns = one_way_delay_.summary();
   if (driver_) {
-    for (const OpRecord& op : driver_->ops()) {
-      CollectiveOpResult c;
-      c.name = op.name;
-      c.op = std::string(coll::op_name(op.spec.op));
-      c.algorithm = std::string(coll::algorithm_name(op.spec.algorithm));
-      c.bytes = op.spec.bytes;
-      c.ranks = op.ranks;
-      c.channels = op.spec.channels;
-      c.iteration = op.iteration;
-      c.start_ns = ns_of(op.start);
-      c.end_ns = op.end >= op.start ? ns_of(op.end) : -1;
-      c.predicted_ns = ns_of(op.predicted);
-      c.predicted_network_ns = ns_of(op.predicted_network);
-      c.predicted_window_ns = op.predicted_window.count() > 0 ? ns_of(op.predicted_window) : -1;
-      if (op.end >= op.start) {
-        c.attribution = op.attribution;
-      }
-      c.busbw_factor = coll::busbw_factor(op.spec.op, op.ranks);
-      r.collectives.push_back(c);
-    }
-    for (const TransferRecord& t : driver_->transfers()) {
-      TransferResult tr;
-      tr.name = t.name;
-      tr.src = t.src;
-      tr.dst = t.dst;
-      tr.bytes = t.bytes;
-      tr.iteration = t.iteration;
-      tr.start_ns = ns_of(t.start);
-      tr.end_ns = t.end >= t.start ? ns_of(t.end) : -1;
-      r.transfers.push_back(tr);
-    }
-    for (const IterationRecord& it : driver_->iterations()) {
-      IterationResult i;
-      i.index = it.index;
-      i.start_ns = ns_of(it.start);
-      i.end_ns = it.end >= it.start ? ns_of(it.end) : -1;
-      i.compute_ns = ns_of(it.compute);
-      i.exposed_comm_ns =
-          i.end_ns >= 0 ? std::max<std::int64_t>(0, i.end_ns - i.start_ns - i.compute_ns) : -1;
-      r.iterations.push_back(i);
-    }
+    add_driver_results(*driver_, false, r);
   }
   r.accounting = accounting_;
   r.series = std::move(series_);

@@ -308,10 +308,9 @@ void flows_and_paths(std::ostringstream& os, const json& report) {
       os << "<tr><td>" << f["id"] << "</td><td class=\"l\">" << esc(f["from"]) << "</td><td class=\"l\">"
          << esc(f["to"]) << "</td><td class=\"l\">" << esc(f["cc"]) << "</td><td class=\"l\">"
          << (cls.is_null() ? std::string("workload") : esc(cls)) << "</td><td>"
-         << rate_text(f["goodput_bps"].get<double>()) << "</td><td>"
-         << duration_text(f["rtt_ns"]["p50"].get<double>()) << "</td><td>"
-         << duration_text(f["rtt_ns"]["p99"].get<double>()) << "</td><td>" << f["packets_sent"] << "</td><td>"
-         << f["retransmits"] << "</td><td>" << f["timeouts"] << "</td><td>"
+         << rate_text(f["goodput_bps"].get<double>()) << "</td><td>" << percentile_text(f["rtt_ns"], "p50")
+         << "</td><td>" << percentile_text(f["rtt_ns"], "p99") << "</td><td>" << f["packets_sent"]
+         << "</td><td>" << f["retransmits"] << "</td><td>" << f["timeouts"] << "</td><td>"
          << (f["completion_ns"].is_null() ? "-" : duration_text(f["completion_ns"].get<double>()))
          << "</td></tr>\n";
     }

@@ -42,6 +42,10 @@ std::string duration_text(double ns) {
   return significant(ns, 4) + " ns";
 }
 
+std::string percentile_text(const nlohmann::json& p, const char* key) {
+  return p.value("count", std::uint64_t{1}) == 0 ? "n/a" : duration_text(p.at(key).get<double>());
+}
+
 std::string bytes_text(double bytes) {
   static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
   int u = 0;

@@ -12,6 +12,10 @@ namespace gw::reports {
 std::string fixed(const nlohmann::json& v, int digits);
 // Up to 4 significant digits with a readable unit: "1.5 ms", "820 us", "12 ns".
 std::string duration_text(double ns);
+// A percentile (`key`: "p50", ...) of report.json's percentiles object `p` as duration_text;
+// "n/a" when it holds no samples (a live run's connections report a smoothed RTT in the time
+// series, not per-sample percentiles).
+std::string percentile_text(const nlohmann::json& p, const char* key);
 // "25 MiB", "4 KiB", "100 B".
 std::string bytes_text(double bytes);
 // "9.41 Gbit/s".

@@ -169,9 +169,8 @@ void md_flows(std::ostringstream& os, const json& flows) {
     const json& f = list[i];
     os << "| " << f["id"] << " | " << md_cell(f["from"].get<std::string>()) << " | "
        << md_cell(f["to"].get<std::string>()) << " | " << md_cell(f["cc"].get<std::string>()) << " | "
-       << rate_text(f["goodput_bps"].get<double>()) << " | "
-       << duration_text(f["rtt_ns"]["p50"].get<double>()) << " | "
-       << duration_text(f["rtt_ns"]["p99"].get<double>()) << " | " << f["retransmits"] << " |\n";
+       << rate_text(f["goodput_bps"].get<double>()) << " | " << percentile_text(f["rtt_ns"], "p50") << " | "
+       << percentile_text(f["rtt_ns"], "p99") << " | " << f["retransmits"] << " |\n";
   }
   if (list.size() > kMaxRows) {
     os << "\n(" << list.size() - kMaxRows << " more flows in report.json)\n";

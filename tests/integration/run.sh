@@ -54,8 +54,9 @@ run "$GW" run bad.json --out outbad
 run "$GW" run missing.json
 [[ $rc == 2 ]] || fail "missing file: exit $rc, want 2"
 run "$GW" run "$scenario" --mode live
-[[ $rc == 2 ]] || fail "--mode live with a flows workload: exit $rc, want 2 (live mode runs collective workloads)"
-[[ $err == *"\$.workload.kind: live mode runs collective workloads"* ]] || fail "--mode live message: $err"
+[[ $rc == 2 ]] || fail "--mode live with a 1500-byte mtu: exit $rc, want 2 (the bench carries at most 1408)"
+[[ $err == *"\$.transport.mtu: live mode on the namespace bench carries at most 1408"* ]] ||
+  fail "--mode live message: $err"
 
 run "$GW" profile validate "$SRC"/profiles/scenarios/*.json
 [[ $rc == 0 ]] || fail "shipped scenarios do not validate: $err"
