@@ -369,6 +369,7 @@ int cmd_run(const Args& args) {
   std::string bench = "netns";
   std::string endpoint_io = "udp";
   int emu_restarts = 1;
+  std::uint32_t sim_seeds = 5;
   opts.add_options()("help,h", "this help")("out", po::value<std::string>(&out)->default_value(out),
                                             "output folder (created)")(
       "mode", po::value<std::string>(&mode)->default_value(mode),
@@ -394,6 +395,9 @@ int cmd_run(const Args& args) {
       "emu-restarts", po::value<int>(&emu_restarts)->default_value(emu_restarts),
       "live: start the emulator again this many times when it dies mid-run (each death is a fault "
       "of the run; 0: the first ends it)")(
+      "sim-seeds", po::value<std::uint32_t>(&sim_seeds)->default_value(sim_seeds),
+      "both: the simulator also runs the next N - 1 seeds, and the agreement says where the live run "
+      "falls in their spread (1: the run's seed only)")(
       "estimate", "print the estimated memory and CPU time of the run and exit (docs/scenarios.md \"Cost\")")(
       "force", "run even when the estimated memory or time is above the limit (docs/scenarios.md \"Cost\")")(
       "scenario", po::value<std::string>(), "scenario file");
@@ -418,6 +422,9 @@ int cmd_run(const Args& args) {
   if ((vm.count("ports") || vm.count("endpoint-netns")) && mode != "live") {
     throw InputError(vm.count("ports") ? "--ports" : "--endpoint-netns", "", "goes with --mode live");
   }
+  if (sim_seeds < 1 || sim_seeds > 100) {
+    throw InputError("--sim-seeds", "", "must be 1 to 100, got " + std::to_string(sim_seeds));
+  }
   if (emu_restarts < 0 || emu_restarts > 100) {
     throw InputError("--emu-restarts", "", "must be 0 to 100, got " + std::to_string(emu_restarts));
   }
@@ -436,10 +443,9 @@ int cmd_run(const Args& args) {
     check_live_scenario(scenario);
     Args twin_args{
         "--bench", bench, "--endpoints", endpoint_io, "--emu-restarts", std::to_string(emu_restarts)};
-    if (vm.count("seed")) {
-      twin_args.insert(twin_args.end(), {"--seed", vm["seed"].as<std::string>()});
-    }
-    return run_twin(vm["scenario"].as<std::string>(), out, twin_args);
+    const std::uint64_t seed =
+        vm.count("seed") ? parse_seed_option(vm["seed"].as<std::string>()) : scenario.seed;
+    return run_twin(vm["scenario"].as<std::string>(), out, twin_args, seed, sim_seeds);
   }
   if (vm.count("seed")) {
     scenario.seed = parse_seed_option(vm["seed"].as<std::string>());

@@ -99,6 +99,14 @@ std::string bench_script() {
       "live mode: cannot find ci/bench-netns (set GRADWALL_DATA_DIR to the source tree's profiles/)");
 }
 
+// The 1-minute load average (/proc/loadavg); 0 when unreadable.
+double load_average() {
+  std::ifstream in("/proc/loadavg");
+  double one = 0;
+  in >> one;
+  return in ? one : 0.0;
+}
+
 bool bench_is_up() {
   return fs::exists("/run/netns/gw-a") && fs::exists("/run/netns/gw-b");
 }
@@ -531,6 +539,7 @@ LiveRun run_live(const Scenario& scenario, const LiveOptions& options) {
   Teardown td;
   g_interrupted = 0;
 
+  const double load_at_start = load_average();
   // The bench and the emulator with the scenario's WAN profile.
   const Profile profile = emu_profile(scenario);
   const fs::path profile_file = work / "emu-profile.json";
@@ -910,6 +919,11 @@ LiveRun run_live(const Scenario& scenario, const LiveOptions& options) {
               {"endpoints", endpoints_json},
               {"emulator", {{"profile", profile_file.string()}, {"stats", emu_stats}}},
               {"hosts", host_delta},
+              {"load_average",
+               {{"start", load_at_start},
+                {"end", load_average()},
+                {"cpus", sysconf(_SC_NPROCESSORS_ONLN)},
+                {"what", "/proc/loadavg's 1-minute figure when the run started and when it ended"}}},
               {"processes", processes},
               {"faults", run.faults}};
   run.live["endpoint_kind"] = tcp ? std::string("tcp") : options.endpoints;  // udp, dpdk or tcp

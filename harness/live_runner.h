@@ -68,10 +68,20 @@ void add_live_checks(nlohmann::json& report, const LiveRun& run);
 // `gradwall run SCENARIO --mode both`: the scenario in virtual time (OUT/sim) and live
 // (OUT/live), each by a `gradwall run` of its own, then their agreement (OUT/agreement.json):
 // live/sim ratios of the CCT p50 and p99 and of the collective goodput (Σ op bytes × 8 /
-// Σ CCT). `extra_args` are passed to both runs (e.g. --seed). Returns run's exit code: the
-// larger of the two runs' codes.
+// Σ CCT). `extra_args` are passed to both runs (not --seed). `seed`: the runs' seed; the
+// simulator also runs seeds seed + 1 .. seed + sim_seeds - 1 (OUT/sim-seeds/seed-K) so that the
+// agreement can say where the live run falls in the simulator's spread over seeds, and names
+// what it measured of the bench (twin_causes). Returns run's exit code: the larger of the two
+// runs' codes.
 int run_twin(const std::string& scenario_file, const std::string& out,
-             const std::vector<std::string>& extra_args);
+             const std::vector<std::string>& extra_args, std::uint64_t seed, std::uint32_t sim_seeds);
+
+// The agreement's `causes`: what could make live and sim differ, as measured (the simulator's
+// spread over seeds, the host's load during the live run, the emulator's delay error, packets
+// the hosts dropped, retransmission timeouts live and not in sim) and a verdict naming the
+// likeliest. `sim_seeds`: the other seeds' result.json files (may be empty).
+nlohmann::json twin_causes(const nlohmann::json& sim, const nlohmann::json& live,
+                           const std::vector<nlohmann::json>& sim_seeds);
 
 // One row of result.json's `tcp_baselines` table from a run's result.json (with its live
 // section): CCT p50/p99 over the completed ops (nearest rank), collective goodput (Σ op bytes

@@ -5,7 +5,9 @@
 # queue and the CCT is set by pacing, delay and loss recovery, which both runs model). Checks:
 #  - both runs exit 0 and agreement.json exists;
 #  - live/sim ratios of the CCT p50 and p99 and of the collective goodput are within
-#    [0.85, 1.15] (issue 6: agreement within 15 %).
+#    [0.85, 1.15] (issue 6: agreement within 15 %);
+#  - the agreement names the causes it measured (the simulator's spread over 5 seeds, host
+#    load, emulator delay error, host drops, timeouts) and its verdict is "agree".
 # Measured 1.01-1.02 (CCT) with a load average of 6-8 from other jobs (docs/guide/live.md "Sim
 # and live"); the 15 % band holds the random loss draws (~140 losses per WAN connection in
 # either run: their count varies by ~8 %, and each costs well under a per cent of the CCT).
@@ -45,6 +47,19 @@ for k in ("cct_p50", "cct_p99", "goodput"):
     print("%s live/sim = %s" % (k, v))
     if v is None or not 0.85 <= v <= 1.15:
         bad.append("%s ratio %s outside [0.85, 1.15]" % (k, v))
+# The causes it measured: the simulator over 5 seeds (the default --sim-seeds), the host's
+# load, the emulator's delay error, host drops, timeouts; and a verdict that follows the ratios.
+causes = a.get("causes", {})
+names = [c["cause"] for c in causes.get("measured", [])]
+want = ["simulator spread over seeds", "host load", "emulator delay error", "host drops",
+        "retransmission timeouts"]
+if names != want:
+    bad.append("causes %s, want %s" % (names, want))
+elif causes["measured"][0]["seeds"] != 5:
+    bad.append("the simulator's spread is over %s seeds, want 5" % causes["measured"][0]["seeds"])
+if not bad and not causes.get("verdict", "").startswith("agree"):
+    bad.append("ratios within the band but the verdict says %r" % causes.get("verdict"))
+print("verdict:", causes.get("verdict"))
 print("\n".join(bad), file=sys.stderr)
 sys.exit(1 if bad else 0)
 EOF_PY

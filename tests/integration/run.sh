@@ -58,6 +58,9 @@ run "$GW" run "$scenario" --mode live
 [[ $err == *"\$.transport.mtu: live mode on the namespace bench carries at most 1408"* ]] ||
   fail "--mode live message: $err"
 
+run "$GW" run "$scenario" --mode both --sim-seeds 0
+[[ $rc == 2 && $err == *"--sim-seeds"*"must be 1 to 100"* ]] || fail "--sim-seeds 0: exit $rc, $err"
+
 run "$GW" profile validate "$SRC"/profiles/scenarios/*.json
 [[ $rc == 0 ]] || fail "shipped scenarios do not validate: $err"
 [[ $out == *"ok (scenario"* ]] || fail "validate does not recognise scenarios: $out"
