@@ -20,7 +20,7 @@
 
 namespace gw::reports {
 
-// Where an op's time went (result.json `attribution`, harness/time_attribution.h): the parts
+// Where an op's time went (result.json `attribution`, harness/run/time_attribution.h): the parts
 // in this order, which add up to its CCT.
 inline constexpr std::array<std::string_view, 8> kTimePartNames = {
     "propagation", "serialization", "nccl_window",   "queueing",

@@ -1,8 +1,8 @@
-// Scenarios as JSON text (harness/scenario.h): parse_scenario and the cost estimate made
-// before a run (harness/run_cost.h). The run itself is not started: its cost is what the
+// Scenarios as JSON text (harness/run/scenario.h): parse_scenario and the cost estimate made
+// before a run (harness/cli/run_cost.h). The run itself is not started: its cost is what the
 // estimate bounds.
-#include "harness/run_cost.h"
-#include "harness/scenario.h"
+#include "harness/cli/run_cost.h"
+#include "harness/run/scenario.h"
 #include "tests/fuzz/fuzz_common.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

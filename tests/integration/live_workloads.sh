@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# cli.live_workloads: live mode runs the workloads that are not collectives (harness/live_flows.h),
+# cli.live_workloads: live mode runs the workloads that are not collectives (harness/live/live_flows.h),
 # on the namespace bench with a lossless 10 ms / 200 Mbit/s WAN in `gradwall emu`:
 #  - "flows", --mode both: two bulk flows a -> b and a 4 MiB flow b -> a from 1 s, 5 s. The live
 #    flows table has the three, with the transport's cc; the bulk flows share the bottleneck

@@ -8,8 +8,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "harness/scenario.h"
-#include "harness/sim_runner.h"
+#include "harness/run/scenario.h"
+#include "harness/sim/sim_runner.h"
 
 namespace gw {
 namespace {

@@ -1,4 +1,4 @@
-// A host's NIC serves its queue pairs in the order they became due (harness/sim_runner.cc,
+// A host's NIC serves its queue pairs in the order they became due (harness/sim/sim_runner.cc,
 // SimHost). A pair holding an ACK must keep its place when more data arrives for it: until
 // 2026-12-03 every arriving packet re-queued it behind the host's busy sending pair, so in a
 // ring all-reduce with single-packet steps (4 KiB per step, 4096-byte MTU) the rank after the
@@ -14,8 +14,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "harness/scenario.h"
-#include "harness/sim_runner.h"
+#include "harness/run/scenario.h"
+#include "harness/sim/sim_runner.h"
 
 namespace gw {
 namespace {

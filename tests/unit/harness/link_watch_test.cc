@@ -1,5 +1,5 @@
-// LinkWatch (harness/link_watch.h) on interfaces every Linux host has, or cannot have.
-#include "harness/link_watch.h"
+// LinkWatch (harness/live/link_watch.h) on interfaces every Linux host has, or cannot have.
+#include "harness/live/link_watch.h"
 
 #include <gtest/gtest.h>
 

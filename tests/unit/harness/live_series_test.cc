@@ -1,5 +1,5 @@
-// Live time series from the endpoints' stats samples (harness/live_series.h).
-#include "harness/live_series.h"
+// Live time series from the endpoints' stats samples (harness/live/live_series.h).
+#include "harness/live/live_series.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
-// The cost estimate (harness/run_cost.h): its step count against the schedules the simulator
+// The cost estimate (harness/cli/run_cost.h): its step count against the schedules the simulator
 // really builds, its growth with what drives memory, and the refusal with the estimate and the
 // limit.
-#include "harness/run_cost.h"
+#include "harness/cli/run_cost.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "harness/scenario.h"
+#include "harness/run/scenario.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // End-to-end properties of the simulator: scenario in, result out. The congestion-control
 // yardsticks (docs/references.md §3 "Analytic yardsticks") live in tests/sim/yardstick_test.cc.
-#include "harness/sim_runner.h"
+#include "harness/sim/sim_runner.h"
 
 #include <gtest/gtest.h>
 

@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "harness/scenario.h"
+#include "harness/run/scenario.h"
 
 namespace gw::testutil {
 

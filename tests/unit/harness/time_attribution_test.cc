@@ -1,9 +1,9 @@
-// attribute_time (harness/time_attribution.h): the parts add up to the measured time to the
+// attribute_time (harness/run/time_attribution.h): the parts add up to the measured time to the
 // nanosecond, the model parts come from the α-β bounds, and the transport's excess goes where
 // the senders' states say.
 #include <gtest/gtest.h>
 
-#include "harness/time_attribution.h"
+#include "harness/run/time_attribution.h"
 #include "reports/result_input.h"
 
 namespace gw {

@@ -11,8 +11,8 @@
 #include <nlohmann/json.hpp>
 
 #include "core/errors.h"
-#include "harness/scenario.h"
-#include "harness/sim_runner.h"
+#include "harness/run/scenario.h"
+#include "harness/sim/sim_runner.h"
 
 namespace gw {
 namespace {

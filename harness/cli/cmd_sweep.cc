@@ -1,0 +1,252 @@
+// `gradwall sweep SCENARIO.json --set KEY=V1,V2 [--set ...] [--out DIR] [--jobs N]`: runs the
+// grid of scenarios obtained by setting each KEY (a dotted JSON path into the scenario, array
+// indices as numbers: `transport.cc`, `topology.wan.0.netem`) to each of its values, one
+// `gradwall run` process per point, up to N at once (default: the cores), and writes one
+// comparison: DIR/sweep.json and DIR/sweep.html. docs/guide/run.md.
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <boost/program_options.hpp>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <thread>
+
+#include "core/errors.h"
+#include "core/json_reader.h"
+#include "harness/cli/cli.h"
+#include "harness/cli/commands.h"
+#include "harness/run/scenario.h"
+#include "reports/html.h"
+
+extern char** environ;
+
+namespace gw {
+
+namespace {
+
+namespace fs = std::filesystem;
+namespace po = boost::program_options;
+
+struct Axis {
+  std::string key;
+  std::vector<std::string> path;
+  std::vector<nlohmann::json> values;
+  std::vector<std::string> texts;
+};
+
+Axis parse_set(const std::string& text) {
+  const auto eq = text.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == text.size()) {
+    throw InputError("--set", "",
+                     "expected KEY=V1,V2,... (e.g. transport.cc=cubic,bbr), got \"" + text + "\"");
+  }
+  Axis a;
+  a.key = text.substr(0, eq);
+  std::string part;
+  for (std::size_t i = 0; i <= a.key.size(); ++i) {
+    if (i == a.key.size() || a.key[i] == '.') {
+      if (part.empty()) {
+        throw InputError("--set", "", "empty component in key \"" + a.key + "\"");
+      }
+      a.path.push_back(part);
+      part.clear();
+    } else {
+      part += a.key[i];
+    }
+  }
+  std::string values = text.substr(eq + 1) + ",";
+  std::string v;
+  for (const char c : values) {
+    if (c != ',') {
+      v += c;
+      continue;
+    }
+    // A value that reads as JSON (a number, true, an object) is taken as such; anything else
+    // is a string.
+    nlohmann::json j = nlohmann::json::parse(v, nullptr, false);
+    if (j.is_discarded() || j.is_string()) {
+      j = v;
+    }
+    a.values.push_back(j);
+    a.texts.push_back(v);
+    v.clear();
+  }
+  return a;
+}
+
+void set_path(nlohmann::json& doc, const Axis& a, const nlohmann::json& value) {
+  nlohmann::json* at = &doc;
+  for (std::size_t i = 0; i < a.path.size(); ++i) {
+    const std::string& p = a.path[i];
+    const bool last = i + 1 == a.path.size();
+    if (at->is_array()) {
+      const bool digits = std::all_of(p.begin(), p.end(), [](char c) { return c >= '0' && c <= '9'; });
+      if (!digits || std::stoul(p) >= at->size()) {
+        throw InputError("--set", "", "\"" + a.key + "\": \"" + p + "\" is not an index of that array");
+      }
+      at = &(*at)[std::stoul(p)];
+    } else if (at->is_object()) {
+      if (!last && !at->contains(p)) {
+        throw InputError("--set", "", "\"" + a.key + "\": the scenario has no \"" + p + "\" there");
+      }
+      at = &(*at)[p];
+    } else {
+      throw InputError("--set", "", "\"" + a.key + "\" goes through a value that is not an object or array");
+    }
+  }
+  *at = value;
+}
+
+// Runs `gradwall run` on each point, at most `jobs` at once; returns the exit codes.
+std::vector<int> run_all(const std::vector<fs::path>& scenarios, const std::vector<fs::path>& outs,
+                         unsigned jobs) {
+  std::vector<int> codes(scenarios.size(), -1);
+  std::vector<std::pair<pid_t, std::size_t>> running;
+  std::size_t next = 0;
+  while (next < scenarios.size() || !running.empty()) {
+    while (next < scenarios.size() && running.size() < jobs) {
+      std::vector<std::string> argv_s{"gradwall",          "run",    scenarios[next].string(), "--out",
+                                      outs[next].string(), "--quiet"};
+      std::vector<char*> argv;
+      for (std::string& s : argv_s) {
+        argv.push_back(s.data());
+      }
+      argv.push_back(nullptr);
+      pid_t pid = 0;
+      if (posix_spawn(&pid, "/proc/self/exe", nullptr, nullptr, argv.data(), environ) != 0) {
+        throw EnvironmentError("cannot start gradwall run for " + scenarios[next].string());
+      }
+      running.emplace_back(pid, next++);
+    }
+    int status = 0;
+    const pid_t done = ::wait(&status);
+    for (auto it = running.begin(); it != running.end(); ++it) {
+      if (it->first == done) {
+        codes[it->second] = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+        running.erase(it);
+        break;
+      }
+    }
+  }
+  return codes;
+}
+
+}  // namespace
+
+int cmd_sweep(const Args& args) {
+  po::options_description opts(
+      "gradwall sweep SCENARIO.json --set KEY=V1,V2 [--set ...] [options]\n\nRuns the grid of the "
+      "given settings (one `gradwall run` per point) and writes DIR/sweep.json and DIR/sweep.html.\n"
+      "Exit 0 when every point passed its checks, 1 when one failed, 3 when a run crashed.\nOptions");
+  std::string out = "gradwall-out/sweep";
+  unsigned jobs = std::max(1U, std::thread::hardware_concurrency());
+  opts.add_options()("help,h", "this help")("set", po::value<std::vector<std::string>>()->composing(),
+                                            "KEY=V1,V2,... (KEY a dotted JSON path)")(
+      "out", po::value<std::string>(&out)->default_value(out), "output folder")(
+      "jobs", po::value<unsigned>(&jobs)->default_value(jobs), "runs at once")(
+      "scenario", po::value<std::string>(), "scenario file");
+  po::positional_options_description pos;
+  pos.add("scenario", 1);
+  po::variables_map vm;
+  po::store(po::command_line_parser(args).options(opts).positional(pos).run(), vm);
+  po::notify(vm);
+  if (vm.count("help")) {
+    std::cout << opts << "\n";
+    return kExitOk;
+  }
+  if (!vm.count("scenario") || !vm.count("set")) {
+    throw InputError("gradwall sweep", "", "give a scenario and at least one --set KEY=V1,V2");
+  }
+  const std::string file = vm["scenario"].as<std::string>();
+  const nlohmann::json base = read_json_file(file);
+  std::vector<Axis> axes;
+  for (const std::string& s : vm["set"].as<std::vector<std::string>>()) {
+    axes.push_back(parse_set(s));
+  }
+  // The grid, every point validated before anything runs.
+  std::vector<std::vector<std::size_t>> points{{}};
+  for (const Axis& a : axes) {
+    std::vector<std::vector<std::size_t>> grown;
+    for (const auto& p : points) {
+      for (std::size_t v = 0; v < a.values.size(); ++v) {
+        auto q = p;
+        q.push_back(v);
+        grown.push_back(q);
+      }
+    }
+    points = grown;
+  }
+  fs::create_directories(out);
+  std::vector<fs::path> scenarios;
+  std::vector<fs::path> outs;
+  std::vector<std::string> labels;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    nlohmann::json doc = base;
+    std::string label;
+    for (std::size_t k = 0; k < axes.size(); ++k) {
+      set_path(doc, axes[k], axes[k].values[points[i][k]]);
+      label += (label.empty() ? "" : " ") + axes[k].key + "=" + axes[k].texts[points[i][k]];
+    }
+    const fs::path dir = fs::path(out) / ("point-" + std::to_string(i));
+    fs::create_directories(dir);
+    const fs::path scenario_file = dir / "scenario.json";
+    // Profiles named relative to the original scenario stay where they were.
+    if (doc.contains("topology") && doc["topology"].contains("wan") && doc["topology"]["wan"].is_array()) {
+      for (auto& link : doc["topology"]["wan"]) {
+        if (link.is_object() && link.contains("profile") && link["profile"].is_string()) {
+          const fs::path rel = fs::path(file).parent_path() / link["profile"].get<std::string>();
+          if (fs::is_regular_file(rel)) {
+            link["profile"] = fs::absolute(rel).string();
+          }
+        }
+      }
+    }
+    (void)parse_scenario(doc, file + " (" + label + ")");
+    std::ofstream(scenario_file) << doc.dump(2) << "\n";
+    scenarios.push_back(fs::absolute(scenario_file));
+    outs.push_back(dir);
+    labels.push_back(label);
+  }
+  const std::vector<int> codes = run_all(scenarios, outs, jobs);
+  nlohmann::json sweep = {{"gradwall", "sweep/v1"}, {"scenario", file}, {"points", nlohmann::json::array()}};
+  std::vector<nlohmann::json> reports_list;
+  int rc = kExitOk;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    nlohmann::json point = {{"label", labels[i]}, {"out", outs[i].string()}, {"exit_code", codes[i]}};
+    const fs::path report = outs[i] / "report.json";
+    if ((codes[i] == 0 || codes[i] == 1) && fs::exists(report)) {
+      const nlohmann::json r = read_json_file(report.string());
+      point["verdict"] = r.value("verdict", "fail");
+      reports_list.push_back(r);
+    } else {
+      point["verdict"] = "error";
+      rc = kExitEnvironment;
+    }
+    if (codes[i] == 1 && rc == kExitOk) {
+      rc = kExitCheckFailed;
+    }
+    std::cout << (point["verdict"] == "pass"   ? "PASS "
+                  : point["verdict"] == "fail" ? "FAIL "
+                                               : "ERROR ")
+              << labels[i] << "  (" << outs[i].string() << ", exit " << codes[i] << ")\n";
+    sweep["points"].push_back(point);
+  }
+  std::ofstream(fs::path(out) / "sweep.json") << sweep.dump(2) << "\n";
+  if (!reports_list.empty()) {
+    std::vector<std::string> ok_labels;
+    for (std::size_t i = 0; i < points.size(); ++i) {
+      if (sweep["points"][i]["verdict"] != "error") {
+        ok_labels.push_back(labels[i]);
+      }
+    }
+    std::ofstream(fs::path(out) / "sweep.html") << reports::write_html_compare(reports_list, ok_labels);
+  }
+  std::cout << "wrote " << (fs::path(out) / "sweep.json").string() << " and "
+            << (fs::path(out) / "sweep.html").string() << "\n";
+  return rc;
+}
+
+}  // namespace gw

@@ -1,0 +1,5 @@
+#include "harness/cli/cli.h"
+
+int main(int argc, char** argv) {
+  return gw::cli_main(argc, argv);
+}

@@ -1,0 +1,985 @@
+#include "harness/live/live_runner.h"
+
+#include <poll.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <csignal>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <tuple>
+
+#include "core/errors.h"
+#include "core/event_loop.h"
+#include "core/histogram.h"
+#include "core/paths.h"
+#include "core/rng.h"
+#include "emulator/engine/profile_writer.h"
+#include "generators/endpoints/clock.h"
+#include "generators/endpoints/line_channel.h"
+#include "generators/transport/segment.h"
+#include "harness/live/link_watch.h"
+#include "harness/live/live_flows.h"
+#include "harness/live/live_host_counters.h"
+#include "harness/live/live_ports.h"
+#include "harness/live/live_process.h"
+#include "harness/live/live_series.h"
+#include "harness/run/collective_driver.h"
+#include "harness/sim/sim_runner.h"
+
+namespace gw {
+
+namespace {
+
+namespace fs = std::filesystem;
+using endpoints::LineChannel;
+
+constexpr std::uint32_t kFirstQp = 0x100;  // as the simulator numbers its queue pairs
+// Payload per packet that fits the bench's 1500-byte IP MTU: IP 20 + UDP 8 + BTH 12 + RETH 16
+// + gradwall data metadata 32 + ICRC 4 leave 1408 bytes (a multiple of 4: no pad).
+constexpr std::uint32_t kMaxLiveMtu = 1408;
+// Frames in each af_packet ring of the emulator (2 KiB each, rx and tx per port: 128 MiB of
+// kernel memory in all). The rx ring is all that holds arrivals while the emulator's lcore
+// waits for a CPU, and its overflow is invisible to DPDK (docs/bench-machine.md): 16384 frames hold
+// ~180 ms at 1 Gbit/s of 1.4 KB datagrams. The runner counts what overflows anyway
+// (veth rx - the port's ipackets: "emu X->Y/rx_ring_overflow" in the accounting).
+constexpr const char* kRingFrames = "16384";
+// The emulator and the endpoints are the instruments of a live run: on a shared host (CI, a
+// 2-vCPU VM with builds running) a process that waits for a CPU shows up as delay in the
+// emulator and as late ACKs and spurious timeouts in the transport. They run at nice -10, so
+// the scheduler's fair share favours them ~9:1 over ordinary jobs (CFS weights 9548 vs
+// 1024) without real-time priority (which could starve the host).
+constexpr const char* kPriority = "-10";
+
+// The accounting's cause for datagrams lost with an emulator that died mid-run: held in its
+// queues and rings when it died, or sent to its ports while none was running. A dead emulator's
+// last counts are up to a second old, so what it dropped in its last second is in here too.
+constexpr const char* kLostWithEmulator = "emu/lost_when_emulator_died";
+
+// The emulator's one lcore may run on any online CPU ("--lcores=0@(0-N)"): pinned to CPU 0
+// (`-l 0`) it waits whenever CPU 0 is busy, even with another CPU idle.
+std::string floating_lcore() {
+  const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  return cpus > 1 ? "--lcores=0@(0-" + std::to_string(cpus - 1) + ")" : "--lcores=0@(0)";
+}
+
+std::atomic<int> g_interrupted{0};
+extern "C" void on_interrupt(int sig) {
+  g_interrupted = sig;
+}
+
+std::string seconds(Duration d) {
+  std::ostringstream os;
+  os.precision(3);
+  os << std::fixed << static_cast<double>(d.count()) / 1e9 << " s";
+  return os.str();
+}
+
+std::string bench_script() {
+  for (const std::string& dir : data_search_dirs("")) {
+    const fs::path p = fs::path(dir).parent_path() / "ci" / "bench-netns";
+    if (fs::exists(p)) {
+      return p.string();
+    }
+  }
+  throw EnvironmentError(
+      "live mode: cannot find ci/bench-netns (set GRADWALL_DATA_DIR to the source tree's profiles/)");
+}
+
+// The 1-minute load average (/proc/loadavg); 0 when unreadable.
+double load_average() {
+  std::ifstream in("/proc/loadavg");
+  double one = 0;
+  in >> one;
+  return in ? one : 0.0;
+}
+
+bool bench_is_up() {
+  return fs::exists("/run/netns/gw-a") && fs::exists("/run/netns/gw-b");
+}
+
+// Everything the run set up, undone in reverse order by the destructor, whatever happened.
+struct Teardown {
+  std::vector<std::unique_ptr<Child>> endpoints;
+  std::unique_ptr<Child> emu;                     // the emulator now
+  std::vector<std::unique_ptr<Child>> past_emus;  // emulators that died and were restarted
+  std::unique_ptr<Child> probe;                   // a ping checking a restarted emulator forwards
+  std::string script;
+  bool bench_ours = false;
+  std::string dpdk_prefix;
+  std::string socket_dir;
+  int listen_fd = -1;
+
+  void run() {
+    endpoints.clear();  // kills and reaps what is still alive
+    probe.reset();
+    if (emu) {
+      emu->stop(Duration{10'000'000'000});
+    }
+    if (bench_ours && !script.empty()) {
+      run_command({script, "down"});
+      bench_ours = false;
+    }
+    if (!dpdk_prefix.empty()) {
+      std::error_code ec;
+      fs::remove_all(fs::path("/var/run/dpdk") / dpdk_prefix, ec);
+      fs::remove("/var/run/dpdk", ec);  // only when empty: others' folders stay
+      dpdk_prefix.clear();
+    }
+    if (listen_fd >= 0) {
+      close(listen_fd);
+      listen_fd = -1;
+    }
+    if (!socket_dir.empty()) {
+      std::error_code ec;
+      fs::remove_all(socket_dir, ec);
+      socket_dir.clear();
+    }
+  }
+  ~Teardown() { run(); }
+};
+
+int listen_unix(const std::string& path) {
+  const int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  if (fd < 0 || path.size() >= sizeof addr.sun_path) {
+    throw EnvironmentError("live mode: cannot make a unix socket at " + path);
+  }
+  std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
+  if (bind(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) != 0 || listen(fd, 4) != 0) {
+    const std::string why = std::strerror(errno);
+    close(fd);
+    throw EnvironmentError("live mode: cannot listen on " + path + ": " + why);
+  }
+  return fd;
+}
+
+// The WAN profile with a_to_b carrying region 0 -> region 1 (emulator port 0 faces side A).
+Profile emu_profile(const Scenario& s) {
+  const fabric::WanLinkSpec& link = s.topology.wan.front();
+  Profile p = link.profile;
+  // Seeded from the scenario's seed (--seed), as the simulator seeds each hop (network.cc):
+  // a profile's own seed would give every live run the same draws whatever the seed.
+  p.seed = s.seed ^ hash_name("live emu");
+  if (link.a != s.topology.regions[0].name) {
+    if (!p.phases.empty()) {
+      throw InputError(s.file, "$.topology.wan[0]",
+                       "live mode: write this link as between [\"" + s.topology.regions[0].name + "\", \"" +
+                           s.topology.regions[1].name +
+                           "\"] (its profile has phases, which are not flipped)");
+    }
+    std::swap(p.a_to_b, p.b_to_a);
+  }
+  return p;
+}
+
+// α-β of the path between the sides (docs/references.md §5, as the simulator computes it): α = the
+// WAN link's base one-way delay plus one full packet at the bottleneck, β = 1 / the bottleneck
+// rate (the profile's rate, else the slower NIC).
+coll::AlphaBeta alpha_beta(const Scenario& s, const Profile& p) {
+  coll::AlphaBeta m;
+  BitRate slowest = s.topology.regions[0].nic_rate;
+  if (s.topology.regions[1].nic_rate.bps < slowest.bps) {
+    slowest = s.topology.regions[1].nic_rate;
+  }
+  Duration delay{0};
+  for (const DirectionSpec* d : {&p.a_to_b, &p.b_to_a}) {
+    if (d->delay) {
+      delay = std::max(delay, d->delay->delay);
+      m.rtt += d->delay->delay;
+    }
+    if (d->rate && !d->rate->rate.unlimited() && d->rate->rate.bps < slowest.bps) {
+      slowest = d->rate->rate;
+    }
+  }
+  const std::uint32_t packet = s.transport.config.mtu_bytes + transport::kFrameOverheadBytes;
+  m.alpha = delay + slowest.transmit_time(packet);
+  m.beta_ns_per_byte = 8e9 / static_cast<double>(slowest.bps);
+  return m;
+}
+
+class Coordinator final : public MessageService {
+ public:
+  Coordinator(coll::Placement placement, std::vector<LineChannel*> channels, std::array<LiveSide, 2> sides)
+      : placement_(std::move(placement)), channels_(std::move(channels)), sides_(std::move(sides)) {}
+
+  std::uint64_t send(std::uint32_t src, std::uint32_t dst, std::uint32_t channel, std::uint64_t bytes,
+                     Traffic traffic, Instant now) override {
+    (void)now;
+    const auto key = std::make_tuple(src, dst, channel);
+    auto it = connection_of_.find(key);
+    if (it == connection_of_.end()) {
+      it = connection_of_.emplace(key, static_cast<std::uint32_t>(connection_of_.size())).first;
+    }
+    // Data and control connections in QP ranges of their own, so that the series can tell
+    // them apart (LiveSeries, kFirstControlQp).
+    const std::uint32_t qp = (traffic == Traffic::kControl ? kFirstControlQp : kFirstQp) + 2 * it->second;
+    const std::uint64_t id = next_message_++;
+    post(placement_.region[src], qp, placement_.region[dst], id, bytes);
+    return id;
+  }
+  // Message `msg` of `bytes` on side `side`'s sending QP `qp`, toward side `peer_side`.
+  void post(std::uint32_t side, std::uint32_t qp, std::uint32_t peer_side, std::uint64_t msg,
+            std::uint64_t bytes) {
+    channels_[side]->send(
+        {{"t", "send"}, {"qp", qp}, {"peer", sides_[peer_side].address}, {"msg", msg}, {"bytes", bytes}});
+  }
+  std::size_t connections() const { return connection_of_.size(); }
+
+ private:
+  coll::Placement placement_;
+  std::vector<LineChannel*> channels_;
+  std::array<LiveSide, 2> sides_;
+  std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>, std::uint32_t> connection_of_;
+  std::uint64_t next_message_ = 0;
+};
+
+// Endpoint and emulator counters into the result's transport totals, hops and accounting.
+// A histogram from endpoints' microsecond bins ([[us, count], ...]), each value at the middle
+// of its microsecond.
+LogHistogram histogram_of(const std::array<nlohmann::json, 2>& stats, const char* key) {
+  LogHistogram h;
+  for (const nlohmann::json& s : stats) {
+    if (!s.is_object() || !s.contains(key)) {
+      continue;
+    }
+    for (const nlohmann::json& bin : s.at(key)) {
+      const auto us = bin.at(0).get<std::int64_t>();
+      const auto n = bin.at(1).get<std::uint64_t>();
+      for (std::uint64_t k = 0; k < n; ++k) {
+        h.record(us * 1000 + 500);
+      }
+    }
+  }
+  return h;
+}
+
+// A stats message without its delay histograms, stamped with the run time it arrived at.
+std::string timeline_line(nlohmann::json m, Instant at) {
+  m.erase("one_way_delay_us");
+  m.erase("one_way_delay_remote_us");
+  m["at_ns"] = ns_of(at);
+  return m.dump();
+}
+
+nlohmann::json percentiles_of(const Percentiles& p) {
+  return {{"count", p.count}, {"mean", p.mean}, {"min", p.min},   {"p50", p.p50},
+          {"p90", p.p90},     {"p99", p.p99},   {"p999", p.p999}, {"max", p.max}};
+}
+
+// `tcp`: kernel TCP endpoints. They send no datagrams of their own and TCP retransmits what
+// the emulator drops, so drops are shown per hop but not booked in the datagram accounting
+// (which stays 0 = 0); the bytes are balanced instead (live.tcp, tcp_bytes_balanced).
+// `emulator_died`: an emulator ended without its final counts (killed, or restarted mid-run):
+// what is otherwise unaccounted for was lost with it (kLostWithEmulator) rather than in flight.
+void fill_counters(const std::array<nlohmann::json, 2>& stats, const nlohmann::json& emu_stats,
+                   const nlohmann::json& host_delta, const std::array<std::string, 2>& regions, bool tcp,
+                   bool host_counters, bool emulator_died, SimResult& r) {
+  for (const nlohmann::json& s : stats) {
+    if (s.is_null()) {
+      continue;
+    }
+    const nlohmann::json& c = s.at("counters");
+    r.accounting.packets_sent += c.value("datagrams_sent", std::uint64_t{0});
+    r.accounting.packets_received += c.value("datagrams_received", std::uint64_t{0});
+    if (const auto n = c.value("send_dropped", std::uint64_t{0}); n > 0) {
+      r.accounting.dropped["host/send_refused"] += n;
+      r.accounting.packets_sent += n;  // handed to the host, which dropped them
+    }
+    if (const auto n = c.value("socket_overflow", std::uint64_t{0}); n > 0) {
+      r.accounting.dropped["host/socket_overflow"] += n;
+    }
+    for (const nlohmann::json& q : s.at("qps")) {
+      if (q.value("sending", false)) {
+        const nlohmann::json& st = q.at("stats");
+        r.transport.packets_sent += st.value("data_packets_sent", std::uint64_t{0});
+        r.transport.retransmits += st.value("retransmitted_packets", std::uint64_t{0});
+        r.transport.packets_sent += st.value("tcpi_data_segs_out", std::uint64_t{0});  // TCP_INFO
+        r.transport.retransmits += st.value("tcpi_total_retrans", std::uint64_t{0});
+        r.transport.timeouts += st.value("timeouts", std::uint64_t{0});
+      }
+    }
+  }
+  r.one_way_delay_ns = histogram_of(stats, "one_way_delay_us").summary();
+  for (const auto& [dir, label] : {std::pair{"a_to_b", 0}, std::pair{"b_to_a", 1}}) {
+    if (!emu_stats.contains(dir)) {
+      continue;
+    }
+    const nlohmann::json& d = emu_stats.at(dir);
+    HopResult h;
+    h.name = "emu " + regions[static_cast<std::size_t>(label)] + "->" +
+             regions[static_cast<std::size_t>(1 - label)];
+    h.wan = true;
+    h.packets_in = d.value("received", std::uint64_t{0});
+    h.delivered = d.value("sent", std::uint64_t{0});
+    h.marked_ce = d.value("marked_ce", std::uint64_t{0});
+    h.corrupted = d.value("corrupted", std::uint64_t{0});
+    h.duplicated = d.value("duplicates", std::uint64_t{0});
+    if (d.contains("dropped") && d.at("dropped").is_object()) {
+      for (const auto& [cause, n] : d.at("dropped").items()) {
+        const auto v = n.get<std::uint64_t>();
+        if (v > 0) {
+          h.dropped[cause] = v;
+          if (!tcp) {
+            r.accounting.dropped[h.name + "/" + cause] += v;
+          }
+        }
+      }
+    }
+    r.accounting.duplicates_made += h.duplicated;
+    r.hops.push_back(std::move(h));
+  }
+  // What the hosts dropped on the way (live_host_counters.h); what is left neither arrived
+  // nor was dropped anywhere we can see: in flight when the endpoints and the emulator stopped.
+  if (!tcp && host_counters) {
+    add_host_drops(host_delta, stats, emu_stats, regions, r.accounting);
+  }
+  std::uint64_t dropped = 0;
+  for (const auto& [cause, n] : r.accounting.dropped) {
+    dropped += n;
+  }
+  const std::uint64_t in = r.accounting.packets_sent + r.accounting.duplicates_made;
+  const std::uint64_t out = r.accounting.packets_received + dropped;
+  const std::uint64_t rest = in > out ? in - out : 0;
+  if (emulator_died && !tcp && rest > 0) {
+    r.accounting.dropped[kLostWithEmulator] += rest;
+  } else {
+    r.accounting.in_flight_at_end = rest;
+  }
+}
+
+// The emulator's counts over all its lifetimes (one --stats-json file each, the first
+// emu-stats.json): one that died left its last periodic write (at most a second old), one that
+// stopped its final counts. With more than one lifetime the directions' counters are summed,
+// the rest is the last one's; "ports" (driver counters) are left out, as a dead emulator's are
+// unknown, and "lifetimes" holds each file as it was.
+nlohmann::json emulator_stats(const std::vector<fs::path>& files) {
+  std::vector<nlohmann::json> lives;
+  for (const fs::path& f : files) {
+    nlohmann::json j;
+    if (std::ifstream in(f); in) {
+      try {
+        in >> j;
+      } catch (const nlohmann::json::exception&) {
+        j = nullptr;
+      }
+    }
+    lives.push_back(std::move(j));
+  }
+  if (lives.size() == 1) {
+    return lives.front();
+  }
+  nlohmann::json out = lives.back().is_object() ? lives.back() : nlohmann::json::object();
+  out.erase("ports");
+  for (const char* dir : {"a_to_b", "b_to_a"}) {
+    nlohmann::json sum = nlohmann::json::object();
+    for (const nlohmann::json& life : lives) {
+      if (!life.is_object() || !life.contains(dir) || !life.at(dir).is_object()) {
+        continue;
+      }
+      const nlohmann::json& d = life.at(dir);
+      for (const char* key : {"received", "received_bytes", "duplicates", "sent", "sent_bytes",
+                              "dropped_total", "marked_ce", "corrupted"}) {
+        if (d.contains(key) && d.at(key).is_number_unsigned()) {
+          sum[key] = sum.value(key, std::uint64_t{0}) + d.at(key).get<std::uint64_t>();
+        }
+      }
+      if (d.contains("dropped") && d.at("dropped").is_object()) {
+        nlohmann::json& dropped = sum["dropped"];
+        if (!dropped.is_object()) {
+          dropped = nlohmann::json::object();
+        }
+        for (const auto& [cause, n] : d.at("dropped").items()) {
+          if (n.is_number_unsigned()) {
+            dropped[cause] = dropped.value(cause, std::uint64_t{0}) + n.get<std::uint64_t>();
+          }
+        }
+      }
+    }
+    if (!sum.empty()) {
+      out[dir].update(sum);
+    }
+  }
+  out["lifetimes"] = lives;
+  return out;
+}
+
+// result.json's live.tcp for a kernel TCP baseline: what was asked for, what TCP_INFO says
+// the kernel ran, and the byte balance (written = read once every message was delivered).
+// `open_ended`: the run has flows, which are still sending when it ends (their bytes in flight
+// are written and not yet read); otherwise every byte written must have been read.
+nlohmann::json tcp_section(const LiveOptions& o, const std::array<nlohmann::json, 2>& stats, bool completed,
+                           bool open_ended) {
+  std::uint64_t written = 0;
+  std::uint64_t read = 0;
+  std::uint64_t retrans = 0;
+  std::uint64_t bytes_retrans = 0;
+  std::set<std::string> seen;
+  for (const nlohmann::json& s : stats) {
+    if (!s.is_object()) {
+      continue;
+    }
+    written += s.at("counters").value("bytes_written", std::uint64_t{0});
+    read += s.at("counters").value("bytes_read", std::uint64_t{0});
+    for (const nlohmann::json& q : s.at("qps")) {
+      if (q.value("sending", false)) {
+        seen.insert(q.value("congestion_control", ""));
+        retrans += q.at("stats").value("tcpi_total_retrans", std::uint64_t{0});
+        bytes_retrans += q.at("stats").value("tcpi_bytes_retrans", std::uint64_t{0});
+      }
+    }
+  }
+  return {{"congestion_control", o.tcp_cc},
+          {"congestion_control_seen", seen},
+          {"max_pacing_rate_bps", o.max_pacing_rate_bps},
+          {"bytes_written", written},
+          {"bytes_read", read},
+          {"open_ended", open_ended},
+          {"balanced", stats[0].is_object() && stats[1].is_object() &&
+                           (open_ended ? read <= written : completed && written == read)},
+          {"retransmits", retrans},
+          {"bytes_retransmitted", bytes_retrans}};
+}
+
+}  // namespace
+
+void check_live_scenario(const Scenario& s) {
+  const auto& regions = s.topology.regions;
+  if (regions.size() != 2 || regions[0].hosts == 0 || regions[1].hosts == 0) {
+    throw InputError(s.file, "$.topology.regions",
+                     "live mode runs two regions (region 0 on side A, region 1 on side B of the emulator) "
+                     "and no relays; this scenario has " +
+                         std::to_string(regions.size()) + " regions/relays");
+  }
+  if (s.topology.wan.size() != 1) {
+    throw InputError(s.file, "$.topology.wan",
+                     "live mode needs exactly one WAN link (the emulator between the two sides), got " +
+                         std::to_string(s.topology.wan.size()));
+  }
+  std::size_t flows = 0;
+  for (const auto& [list, path] : {std::pair{&s.workload.flows, std::string("$.workload.flows")},
+                                   std::pair{&s.workload.background, std::string("$.background")}}) {
+    for (std::size_t i = 0; i < list->size(); ++i) {
+      const FlowSpec& f = (*list)[i];
+      if ((!f.cc.empty() && f.cc != s.transport.cc) || !f.cc_params.empty()) {
+        throw InputError(s.file, path + "[" + std::to_string(i) + "].cc",
+                         "live mode runs every connection with the transport's congestion control (\"" +
+                             s.transport.cc + "\"); a flow's own cc or cc_params is sim only so far");
+      }
+      flows += f.count;
+    }
+  }
+  if (kFirstFlowQp + 2 * flows > kFirstControlQp) {
+    throw InputError(s.file, "$.workload.flows",
+                     "live mode runs at most " + std::to_string((kFirstControlQp - kFirstFlowQp) / 2) +
+                         " flows (background included), got " + std::to_string(flows));
+  }
+  if (s.transport.config.mtu_bytes > kMaxLiveMtu) {
+    throw InputError(s.file, "$.transport.mtu",
+                     "live mode on the namespace bench carries at most " + std::to_string(kMaxLiveMtu) +
+                         " payload bytes per packet (1500-byte IP MTU minus IP, UDP, BTH, RETH, gradwall's "
+                         "32-byte data header and the ICRC); got " +
+                         std::to_string(s.transport.config.mtu_bytes) + " (set \"mtu\": 1400)");
+  }
+}
+
+LiveRun run_live(const Scenario& scenario, const LiveOptions& options) {
+  check_live_scenario(scenario);
+  const bool ports = !options.ports[0].empty();
+  if (options.bench != "netns" && !(ports && options.bench == "ports")) {
+    throw InputError("--bench", "",
+                     "only \"netns\" (ci/bench-netns) is supported, got \"" + options.bench + "\"");
+  }
+  if (geteuid() != 0) {
+    throw EnvironmentError("live mode needs root (network namespaces, af_packet ports for the emulator)");
+  }
+  // The namespace bench, or the given ports with the endpoints in the given namespaces.
+  const std::array<LiveSide, 2> sides =
+      ports ? port_sides(options.ports, options.endpoint_netns) : netns_bench_sides();
+  const fs::path work = fs::absolute(options.work_dir);
+  fs::create_directories(work);
+  const std::string self = fs::read_symlink("/proc/self/exe").string();
+  const std::string scenario_file = fs::absolute(scenario.file).string();
+  std::array<std::string, 2> regions{scenario.topology.regions[0].name, scenario.topology.regions[1].name};
+
+  const bool tcp = !options.tcp_cc.empty();
+  LiveRun run;
+  // The coordinator times the ops (it starts each step when the previous one is reported
+  // delivered): it runs at the instruments' priority too while the run lasts.
+  const int old_nice = getpriority(PRIO_PROCESS, 0);
+  (void)setpriority(PRIO_PROCESS, 0, std::stoi(kPriority));
+  struct RestoreNice {
+    int nice;
+    ~RestoreNice() { (void)setpriority(PRIO_PROCESS, 0, nice); }
+  } restore_nice{old_nice};
+  // SIGINT and SIGTERM end the run (a fault) while it lasts; the caller's handlers are back
+  // however run_live leaves, a throw included, once the teardown is done (declared before it).
+  struct InterruptHandlers {
+    void (*old_int)(int) = std::signal(SIGINT, on_interrupt);
+    void (*old_term)(int) = std::signal(SIGTERM, on_interrupt);
+    ~InterruptHandlers() {
+      std::signal(SIGINT, old_int);
+      std::signal(SIGTERM, old_term);
+    }
+  } interrupt_handlers;
+  Teardown td;
+  g_interrupted = 0;
+
+  const double load_at_start = load_average();
+  // The bench and the emulator with the scenario's WAN profile.
+  const Profile profile = emu_profile(scenario);
+  const fs::path profile_file = work / "emu-profile.json";
+  std::ofstream(profile_file) << profile_to_json(profile).dump(2) << "\n";
+  if (ports) {  // the user's interfaces: up, nothing else changed
+    for (const LiveSide& side : sides) {
+      if (run_command({"ip", "link", "set", side.port, "up"}) != 0) {
+        throw EnvironmentError("live mode: cannot bring " + side.port + " up");
+      }
+    }
+  } else {
+    td.script = bench_script();
+    td.bench_ours = !bench_is_up();
+    if (run_command({td.script, "up"}) != 0) {
+      throw EnvironmentError("live mode: " + td.script + " up failed");
+    }
+  }
+  // The hosts' counters are read on the namespace bench only (live_host_counters.h).
+  const nlohmann::json hosts_before = ports ? nlohmann::json::object() : read_host_counters();
+  td.dpdk_prefix = "gw-live-" + std::to_string(getpid());
+  // The emulator; a restarted one (after it died mid-run) writes its logs and stats to files of
+  // its own: emu-2.out, emu-stats-2.json, ... (its periodic stats, each second, are what is
+  // left of the counts of one that was killed).
+  std::vector<fs::path> emu_stats_files;
+  fs::path emu_out_file;
+  auto start_emu = [&] {
+    const std::string n = emu_stats_files.empty() ? "" : "-" + std::to_string(emu_stats_files.size() + 1);
+    emu_stats_files.push_back(work / ("emu-stats" + n + ".json"));
+    emu_out_file = work / ("emu" + n + ".out");
+    return std::make_unique<Child>(
+        "emu",
+        std::vector<std::string>{"nice",
+                                 "-n",
+                                 kPriority,
+                                 self,
+                                 "emu",
+                                 "--profile",
+                                 profile_file.string(),
+                                 "--stats-json",
+                                 emu_stats_files.back().string(),
+                                 "--stats-interval",
+                                 "1",
+                                 "--",
+                                 "--no-huge",
+                                 "-m",
+                                 "512",
+                                 "--no-pci",
+                                 "--file-prefix=" + td.dpdk_prefix,
+                                 floating_lcore(),
+                                 "--vdev=net_af_packet0,iface=" + sides[0].port + ",framecnt=" + kRingFrames,
+                                 "--vdev=net_af_packet1,iface=" + sides[1].port + ",framecnt=" + kRingFrames},
+        emu_out_file.string(), (work / ("emu" + n + ".err")).string());
+  };
+  td.emu = start_emu();
+  std::cerr << "live: emu started (pid " << td.emu->pid() << "), profile " << profile_file.string() << "\n";
+  // One ping from side A to side B across the emulator: is it forwarding (at start, and after
+  // a restart)?
+  const std::vector<std::string> ping_across{"ip", "netns", "exec", sides[0].netns,  "ping", "-c",
+                                             "1",  "-W",    "1",    sides[1].address};
+  const std::int64_t ready_by = endpoints::monotonic_ns() + options.start_timeout.count();
+  bool forwarding = false;
+  while (!forwarding && endpoints::monotonic_ns() < ready_by && td.emu->running() && g_interrupted == 0) {
+    forwarding = run_command(ping_across) == 0;
+  }
+  if (!forwarding) {
+    td.emu->stop(Duration{2'000'000'000});
+    throw EnvironmentError("live mode: the emulator did not forward between the sides within " +
+                           seconds(options.start_timeout) + "; emu " + td.emu->how_it_ended() + " (logs in " +
+                           work.string() + ")");
+  }
+
+  // The endpoints, one per side, and their control connections.
+  td.socket_dir = "/tmp/gw-live-" + std::to_string(getpid());
+  fs::create_directories(td.socket_dir);
+  const std::string sock = td.socket_dir + "/ctl.sock";
+  td.listen_fd = listen_unix(sock);
+  for (std::uint32_t side = 0; side < 2; ++side) {
+    const std::string name = "endpoint " + regions[side];
+    const std::string base = (work / ("endpoint-" + regions[side])).string();
+    std::vector<std::string> argv{"nice",
+                                  "-n",
+                                  kPriority,
+                                  "ip",
+                                  "netns",
+                                  "exec",
+                                  sides[side].netns,
+                                  self,
+                                  tcp ? "endpoint-tcp" : "endpoint",
+                                  "--control",
+                                  sock,
+                                  "--side",
+                                  std::to_string(side),
+                                  "--address",
+                                  sides[side].address,
+                                  "--scenario",
+                                  scenario_file};
+    if (tcp) {  // a kernel TCP baseline: the same protocol, TCP sockets (live_tcp_endpoint.cc)
+      argv.insert(argv.end(), {"--cc", options.tcp_cc, "--max-pacing-rate-bps",
+                               std::to_string(options.max_pacing_rate_bps)});
+    } else {
+      argv.insert(argv.end(), {"--io", options.endpoints});
+    }
+    td.endpoints.push_back(std::make_unique<Child>(name, argv, base + ".out", base + ".err"));
+    std::cerr << "live: " << name << " started (pid " << td.endpoints.back()->pid() << ", netns "
+              << sides[side].netns << ")\n";
+  }
+  std::array<std::unique_ptr<LineChannel>, 2> ch;
+  for (int accepted = 0; accepted < 2;) {
+    pollfd p{td.listen_fd, POLLIN, 0};
+    const bool late = endpoints::monotonic_ns() > ready_by + options.start_timeout.count();
+    for (auto& e : td.endpoints) {
+      if (!e->running() || late) {
+        throw EnvironmentError("live mode: " + e->name() +
+                               (late ? " did not connect in time" : " " + e->how_it_ended()));
+      }
+    }
+    if (::poll(&p, 1, 100) <= 0) {
+      continue;
+    }
+    auto c = std::make_unique<LineChannel>(accept4(td.listen_fd, nullptr, nullptr, SOCK_CLOEXEC));
+    const auto hello = c->receive_one(Duration{5'000'000'000});
+    if (!hello || hello->value("t", "") != "hello") {
+      throw EnvironmentError("live mode: an endpoint connected but did not say hello");
+    }
+    const auto side = hello->at("side").get<std::uint32_t>();
+    ch.at(side) = std::move(c);
+    ++accepted;
+  }
+  const endpoints::RunTime rt(endpoints::monotonic_ns());
+  for (auto& c : ch) {
+    c->send({{"t", "start"}, {"epoch_ns", rt.epoch_ns()}});
+  }
+  for (std::uint32_t side = 0; side < 2; ++side) {
+    const auto ready = ch[side]->receive_one(options.start_timeout);
+    if (!ready || ready->value("t", "") != "ready") {
+      throw EnvironmentError(
+          "live mode: endpoint " + regions[side] + " did not get ready; it " +
+          (td.endpoints[side]->running() ? "is still running" : td.endpoints[side]->how_it_ended()));
+    }
+  }
+
+  // The run: the simulator's CollectiveDriver on a loop that follows the real clock.
+  coll::Placement placement;
+  for (std::uint32_t r = 0; r < 2; ++r) {
+    for (std::uint32_t i = 0; i < scenario.topology.regions[r].hosts; ++i) {
+      placement.region.push_back(r);
+    }
+  }
+  EventLoop loop;
+  Coordinator coord(placement, {ch[0].get(), ch[1].get()}, sides);
+  // Predicted times: the WAN link's α-β between the sides; within a side the ranks share a
+  // process and the kernel's loopback path, modelled as the NIC (α = one packet, β = 1/NIC).
+  coll::AlphaBeta intra;
+  intra.alpha = scenario.topology.regions[0].nic_rate.transmit_time(scenario.transport.config.mtu_bytes +
+                                                                    transport::kFrameOverheadBytes);
+  intra.beta_ns_per_byte = 8e9 / static_cast<double>(scenario.topology.regions[0].nic_rate.bps);
+  CollectiveDriver driver(loop, coord, placement, iteration_plans(scenario.workload),
+                          coll::LinkModel::two_level(2, intra, alpha_beta(scenario, profile)),
+                          scenario.workload.nccl);
+  // The workload's flows and the background traffic: beside the collectives, never holding
+  // the run (a "flows" workload runs for workload.duration).
+  LiveFlows flows(loop, scenario, regions,
+                  [&](std::uint32_t side, std::uint32_t qp, std::uint32_t peer, std::uint64_t msg,
+                      std::uint64_t bytes) { coord.post(side, qp, peer, msg, bytes); });
+  const bool flows_only = scenario.workload.kind == "flows";
+  std::array<nlohmann::json, 2> stats{};
+  // Every stats message of the run, a line each (DIR/live/endpoint-X-timeline.jsonl): the
+  // counters and the queue pairs' state once a second, for finding when a run went wrong.
+  std::array<std::ofstream, 2> timeline{std::ofstream(work / ("endpoint-" + regions[0] + "-timeline.jsonl")),
+                                        std::ofstream(work / ("endpoint-" + regions[1] + "-timeline.jsonl"))};
+  LiveSeries series(scenario.interval);  // the stats messages come at this interval
+  auto absorb = [&](std::uint32_t side, std::vector<nlohmann::json> msgs) {
+    std::sort(msgs.begin(), msgs.end(), [](const nlohmann::json& a, const nlohmann::json& b) {
+      return a.value("at_ns", std::int64_t{0}) < b.value("at_ns", std::int64_t{0});
+    });
+    for (const nlohmann::json& m : msgs) {
+      const std::string t = m.value("t", "");
+      if (t == "delivered") {
+        const Instant at = std::max(at_ns(m.at("at_ns").get<std::int64_t>()), loop.now());
+        loop.run_until(at);
+        const auto msg = m.at("msg").get<std::uint64_t>();
+        if (LiveFlows::owns(msg)) {
+          flows.delivered(msg, at);
+        } else if (!driver.settled()) {
+          driver.delivered(msg, at);
+        }
+      } else if (t == "stats") {
+        stats.at(side) = m;
+        series.add(side, m, rt.now());
+        timeline[side] << timeline_line(m, rt.now()) << "\n";
+      }
+    }
+  };
+  LinkWatch links({sides[0].port, sides[1].port});
+  // An emulator that dies mid-run is started again, up to options.emu_restarts times; the
+  // fault says when it died and when the restarted one forwarded again.
+  struct Restart {
+    Instant died;
+    std::size_t fault;  // its entry in run.faults
+    Instant next_probe = kEpoch;
+  };
+  std::optional<Restart> restart;
+  int restarts_left = options.emu_restarts;
+  const Instant limit = kEpoch + scenario.workload.duration;
+  loop.run_until(rt.now());  // the run starts now, not at the epoch: the endpoints took a while to get ready
+  driver.start(loop.now());
+  flows.start(loop.now());
+  while (flows_only || !driver.settled()) {
+    const Instant now = std::max(rt.now(), loop.now());
+    if (now > limit) {
+      break;
+    }
+    if (g_interrupted != 0) {
+      run.faults.push_back("the run was interrupted by " + signal_text(g_interrupted) + " " +
+                           seconds(now - kEpoch) + " into the run");
+      break;
+    }
+    loop.run_until(now);
+    links.poll(now);
+    for (std::uint32_t side = 0; side < 2; ++side) {
+      absorb(side, ch[side]->receive());
+    }
+    bool lost = false;
+    for (std::uint32_t side = 0; side < 2; ++side) {
+      Child& e = *td.endpoints[side];
+      if (ch[side]->closed() || !e.running()) {
+        e.wait_for(Duration{1'000'000'000});
+        run.faults.push_back(e.name() + " (pid " + std::to_string(e.pid()) + ", netns " + sides[side].netns +
+                             ") " + e.how_it_ended() + " " + seconds(now - kEpoch) + " into the run");
+        lost = true;
+      }
+    }
+    if (!td.emu->running()) {
+      std::string fault = "emu (pid " + std::to_string(td.emu->pid()) + ") " + td.emu->how_it_ended() + " " +
+                          seconds(now - kEpoch) + " into the run";
+      if (restarts_left > 0) {  // the endpoints' transport retransmits what it held
+        --restarts_left;
+        td.past_emus.push_back(std::move(td.emu));
+        try {
+          td.emu = start_emu();
+          fault += "; restarted (pid " + std::to_string(td.emu->pid()) + ")";
+          restart = Restart{now, run.faults.size(), kEpoch};
+          td.probe.reset();
+          std::cerr << "live: " << fault << "\n";
+        } catch (const EnvironmentError& e) {
+          fault += "; could not restart it: " + std::string(e.what());
+          lost = true;
+        }
+      } else {
+        lost = true;
+      }
+      run.faults.push_back(fault);
+    }
+    if (restart && !lost) {  // a ping across the restarted emulator: when is it forwarding again?
+      if (td.probe && !td.probe->running() && td.probe->exited_ok()) {
+        run.faults[restart->fault] +=
+            ", forwarding again " + seconds(rt.now() - restart->died) + " after it died";
+        restart.reset();
+        td.probe.reset();
+      } else if ((!td.probe || !td.probe->running()) && rt.now() >= restart->next_probe) {
+        restart->next_probe = rt.now() + Duration{200'000'000};
+        td.probe = std::make_unique<Child>("ping", ping_across, "/dev/null", "/dev/null");
+      }
+    }
+    if (lost) {
+      break;
+    }
+    const Instant next = loop.next_event_time();
+    const std::int64_t wait_ms =
+        next == kNever ? 10 : std::clamp<std::int64_t>((ns_of(next) - ns_of(rt.now())) / 1'000'000, 0, 10);
+    std::array<pollfd, 2> fds{pollfd{ch[0]->fd(), POLLIN, 0}, pollfd{ch[1]->fd(), POLLIN, 0}};
+    (void)::poll(fds.data(), fds.size(), static_cast<int>(wait_ms));
+  }
+  const Instant stop = std::max(rt.now(), loop.now());
+  if (restart && td.emu->running()) {
+    run.faults[restart->fault] += ", not seen forwarding again by the end of the run";
+  }
+  td.probe.reset();
+  links.poll(stop + Duration{50'000'000});  // a port still down at the end
+  for (std::string& f : links.faults(stop)) {
+    run.faults.push_back(std::move(f));
+  }
+  const bool completed = driver.done();
+  if (!completed && run.faults.empty()) {
+    run.faults.push_back("the workload did not finish within workload.duration (" +
+                         seconds(scenario.workload.duration) + ")");
+  }
+
+  // Final counters from the endpoints still alive, then everything down.
+  for (std::uint32_t side = 0; side < 2; ++side) {
+    if (!td.endpoints[side]->running() || ch[side]->closed()) {
+      continue;
+    }
+    ch[side]->send({{"t", "stop"}});
+    const std::int64_t end = endpoints::monotonic_ns() + 5'000'000'000;
+    bool final = false;
+    while (!final && endpoints::monotonic_ns() < end && !ch[side]->closed()) {
+      for (const nlohmann::json& m : ch[side]->receive()) {
+        if (m.value("t", "") == "stats") {
+          stats.at(side) = m;
+          final = m.value("final", false);
+        }
+      }
+      pollfd p{ch[side]->fd(), POLLIN, 0};
+      (void)::poll(&p, 1, 50);
+    }
+    if (!td.endpoints[side]->wait_for(Duration{5'000'000'000})) {
+      run.faults.push_back(td.endpoints[side]->name() + " did not exit after stop");
+    }
+  }
+  nlohmann::json processes = nlohmann::json::array();
+  for (auto& e : td.endpoints) {
+    e->kill_and_reap();
+    processes.push_back(e->to_json());
+  }
+  td.emu->stop(Duration{10'000'000'000});
+  for (auto& e : td.past_emus) {
+    processes.push_back(e->to_json());
+  }
+  processes.push_back(td.emu->to_json());
+  if (td.emu->exit_code() == 1) {
+    run.faults.push_back("emu: its packet accounting or mbuf check failed at exit (see " +
+                         emu_out_file.string() + ")");
+  } else if (!td.emu->exited_ok() && run.faults.empty()) {
+    run.faults.push_back("emu " + td.emu->how_it_ended());
+  }
+  const nlohmann::json emu_stats = emulator_stats(emu_stats_files);
+  const nlohmann::json host_delta =
+      ports ? nlohmann::json::object() : host_counter_delta(hosts_before, read_host_counters());
+  td.run();
+
+  SimResult& r = run.result;
+  r.mode = "live";
+  r.scenario = scenario.name;
+  r.scenario_file = scenario.file;
+  r.seed = scenario.seed;
+  r.duration = stop - kEpoch;
+  r.completed = completed;
+  r.scenario_json = scenario.source;
+  r.warmup_iterations = scenario.warmup_iterations;
+  run.series_flows = series.fill(r.series, stop);
+  const nlohmann::json unfinished = add_driver_results(driver, true, r);
+  // An emulator that left no final counts died with packets in it: one restarted, or the
+  // last one killed (its periodic stats say "final": false). One that exited 1 on its own
+  // checks did write them.
+  const bool emulator_died =
+      !td.past_emus.empty() || !(emu_stats.is_object() && emu_stats.value("final", false));
+  fill_counters(stats, emu_stats, host_delta, regions, tcp, !ports, emulator_died, r);
+  flows.add_results(stats, stop, r);
+
+  for (std::uint32_t side = 0; side < 2; ++side) {  // the endpoints' last words, whole
+    std::ofstream(work / ("endpoint-" + regions[side] + "-stats.json")) << stats.at(side).dump() << "\n";
+  }
+  nlohmann::json endpoints_json = nlohmann::json::array();
+  for (std::uint32_t side = 0; side < 2; ++side) {
+    nlohmann::json e = stats.at(side);
+    if (e.is_object()) {
+      e.erase("one_way_delay_us");
+      e.erase("one_way_delay_remote_us");
+      e.erase("t");
+    }
+    endpoints_json.push_back({{"region", regions[side]},
+                              {"netns", sides[side].netns},
+                              {"address", sides[side].address},
+                              {tcp ? "tcp_port" : "udp_port", tcp ? 4792 : transport::kRoceUdpPort},
+                              {"last_stats", e}});
+  }
+  run.live = {{"bench", options.bench},
+              {"work_dir", work.string()},
+              {"clock",
+               "CLOCK_MONOTONIC of one host: one-way delays are exact on the namespace bench; "
+               "endpoints on two hosts need PTP-synchronised clocks"},
+              {"connections", coord.connections()},
+              {"unfinished", unfinished},
+              {"one_way_delay_between_sides_ns",
+               percentiles_of(histogram_of(stats, "one_way_delay_remote_us").summary())},
+              {"endpoints", endpoints_json},
+              {"emulator", {{"profile", profile_file.string()}, {"stats", emu_stats}}},
+              {"hosts", host_delta},
+              {"load_average",
+               {{"start", load_at_start},
+                {"end", load_average()},
+                {"cpus", sysconf(_SC_NPROCESSORS_ONLN)},
+                {"what", "/proc/loadavg's 1-minute figure when the run started and when it ended"}}},
+              {"processes", processes},
+              {"faults", run.faults}};
+  run.live["endpoint_kind"] = tcp ? std::string("tcp") : options.endpoints;  // udp, dpdk or tcp
+  if (ports) {
+    run.live["ports"] = {sides[0].port, sides[1].port};
+  }
+  if (tcp) {
+    run.live["tcp"] = tcp_section(options, stats, completed, !flows.empty());
+  }
+  return run;
+}
+
+void add_live_result(nlohmann::json& result_json, const LiveRun& run) {
+  result_json["live"] = run.live;
+  // The series' flows are the sending queue pairs (live_series.h): say which, with their srtt.
+  nlohmann::json& flows = result_json["series"]["flows"];
+  for (std::size_t i = 0; i < flows.size() && i < run.series_flows.size(); ++i) {
+    flows[i].update(run.series_flows[i]);
+  }
+}
+
+void add_live_checks(nlohmann::json& report, const LiveRun& run) {
+  if (run.live.contains("tcp")) {
+    const nlohmann::json& t = run.live.at("tcp");
+    const bool ok = t.at("balanced").get<bool>();
+    report["checks"].push_back(
+        {{"name", "tcp_bytes_balanced"},
+         {"passed", ok},
+         {"measured", t.at("bytes_read")},
+         {"limit", t.at("bytes_written")},
+         {"reason",
+          !ok ? "bytes read " + t.at("bytes_read").dump() + " != bytes written " +
+                    t.at("bytes_written").dump() +
+                    " (a connection still held data when the run ended, or an endpoint failed)"
+          : t.value("open_ended", false)
+              ? "no TCP connection read more than was written to it (flows still sending at the end)"
+              : "every byte written to a TCP socket was read at the other end"}});
+    if (!ok) {
+      report["verdict"] = "fail";
+    }
+  }
+  std::string reason = "every process of the live run behaved";
+  if (!run.faults.empty()) {
+    reason.clear();
+    for (const std::string& f : run.faults) {
+      reason += (reason.empty() ? "" : "; ") + f;
+    }
+  }
+  report["checks"].push_back({{"name", "live_processes"},
+                              {"passed", run.faults.empty()},
+                              {"measured", run.faults.size()},
+                              {"limit", 0},
+                              {"reason", reason}});
+  if (!run.faults.empty()) {
+    report["verdict"] = "fail";
+  }
+}
+
+}  // namespace gw

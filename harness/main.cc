@@ -1,5 +1,0 @@
-#include "harness/cli.h"
-
-int main(int argc, char** argv) {
-  return gw::cli_main(argc, argv);
-}

@@ -1,0 +1,306 @@
+#include "harness/run/collective_driver.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "harness/run/nccl_transport.h"
+
+namespace gw {
+
+CollectiveDriver::CollectiveDriver(EventLoop& loop, MessageService& net, coll::Placement placement,
+                                   std::vector<IterationPlan> plans, coll::LinkModel links,
+                                   coll::NcclConfig nccl)
+    : net_(&net),
+      placement_(std::move(placement)),
+      plans_(std::move(plans)),
+      links_(std::move(links)),
+      nccl_config_(nccl),
+      nccl_(nccl.enabled ? std::make_unique<NcclTransport>(net, nccl) : nullptr),
+      timer_(loop, *this) {
+  // Build every schedule once up front so that an impossible op fails before the run.
+  for (const IterationPlan& plan : plans_) {
+    for (const WorkItem& item : plan.items) {
+      if (item.is_collective) {
+        (void)coll::build_schedule(item.collective, placement_);
+      }
+    }
+  }
+}
+
+CollectiveDriver::~CollectiveDriver() = default;
+
+bool CollectiveDriver::settled() const {
+  return done() && (nccl_ == nullptr || nccl_->in_flight() == 0);
+}
+
+void CollectiveDriver::start(Instant now) {
+  begin_iteration(now);
+}
+
+void CollectiveDriver::begin_iteration(Instant now) {
+  if (done()) {
+    return;
+  }
+  const IterationPlan& plan = plans_[iteration_];
+  IterationRecord rec;
+  rec.index = static_cast<std::uint32_t>(iteration_);
+  rec.start = now;
+  iterations_.push_back(rec);
+  all_ranks_busy_ = Duration{0};
+  rank_busy_.assign(placement_.region.size(), Duration{0});
+  item_waiting_.assign(plan.items.size(), 0);
+  items_done_ = 0;
+  for (std::size_t i = 0; i < plan.items.size(); ++i) {
+    item_waiting_[i] = static_cast<std::uint32_t>(plan.items[i].after.size());
+  }
+  for (std::size_t i = 0; i < plan.items.size(); ++i) {
+    if (item_waiting_[i] == 0) {
+      start_item(static_cast<std::uint32_t>(i), now);
+    }
+  }
+  if (plan.items.empty()) {
+    iterations_.back().end = now;
+    ++iteration_;
+    begin_iteration(now);
+  }
+}
+
+void CollectiveDriver::start_item(std::uint32_t item, Instant now) {
+  const WorkItem& w = plans_[iteration_].items[item];
+  if (w.is_p2p) {
+    TransferRecord rec;
+    rec.name = w.name;
+    rec.src = w.src;
+    rec.dst = w.dst;
+    rec.bytes = w.bytes;
+    rec.iteration = static_cast<std::uint32_t>(iteration_);
+    rec.start = now;
+    transfers_.push_back(rec);
+    const std::uint64_t id = send(w.src, w.dst, 0, w.bytes, true, now);
+    if (id >= messages_.size()) {
+      messages_.resize(id + 1);
+    }
+    messages_[id] = MessageRef{item, 0, true, transfers_.size() - 1};
+    return;
+  }
+  if (!w.is_collective) {
+    if (w.rank == WorkItem::kAllRanks) {
+      all_ranks_busy_ += w.compute;
+    } else {
+      rank_busy_.at(w.rank) += w.compute;
+    }
+    iterations_.back().compute =
+        all_ranks_busy_ +
+        (rank_busy_.empty() ? Duration{0} : *std::max_element(rank_busy_.begin(), rank_busy_.end()));
+    computing_.emplace_back(now + w.compute, item);
+    std::sort(computing_.begin(), computing_.end(), [](const auto& a, const auto& b) {
+      return a.first != b.first ? a.first > b.first : a.second > b.second;
+    });
+    timer_.arm(computing_.back().first);
+    return;
+  }
+  RunningOp op;
+  op.item = item;
+  op.schedule = coll::build_schedule(w.collective, placement_);
+  const std::size_t n = op.schedule.steps.size();
+  op.waiting.resize(n);
+  op.dependents.resize(n);
+  for (std::size_t s = 0; s < n; ++s) {
+    const coll::Step& step = op.schedule.steps[s];
+    op.waiting[s] = static_cast<std::uint32_t>(step.after.size());
+    for (const std::uint32_t d : step.after) {
+      op.dependents[d].push_back(static_cast<std::uint32_t>(s));
+    }
+  }
+  OpRecord rec;
+  rec.name = w.name;
+  rec.spec = w.collective;
+  rec.spec.send_matrix.clear();  // not kept per instance
+  rec.ranks = op.schedule.ranks;
+  rec.iteration = static_cast<std::uint32_t>(iteration_);
+  rec.start = now;
+
+  if (nccl_config_.enabled) {
+    const coll::LinkModel network = coll::network_bound(links_, nccl_config_);
+    const coll::LinkModel window = coll::window_bound(links_, nccl_config_, w.collective.channels,
+                                                      coll::slot_rounding(op.schedule, nccl_config_));
+    rec.predicted_network = coll::predicted_time(w.collective, placement_, network);
+    rec.predicted_window = coll::predicted_time(w.collective, placement_, window);
+    rec.predicted = coll::predicted_time(w.collective, placement_, coll::both_bounds(network, window));
+  } else {
+    rec.predicted = coll::predicted_time(w.collective, placement_, links_);
+    rec.predicted_network = rec.predicted;
+  }
+  coll::LinkModel latency = links_;
+  for (coll::AlphaBeta& m : latency.pair) {
+    m.beta_ns_per_byte = 0;
+  }
+  rec.predicted_propagation = coll::predicted_time(w.collective, placement_, latency);
+  op.wan_at_start = net_->wan_ledger(now);
+  op.record = ops_.size();
+  ops_.push_back(rec);
+  running_.push_back(std::move(op));
+  const auto index = static_cast<std::uint32_t>(running_.size() - 1);
+  if (n == 0) {
+    finish_op(running_.back(), now);
+    finish_item(item, now);
+    return;
+  }
+  for (std::size_t s = 0; s < n; ++s) {
+    if (running_[index].waiting[s] == 0) {
+      launch(index, static_cast<std::uint32_t>(s), now);
+    }
+  }
+}
+
+void CollectiveDriver::launch(std::uint32_t op, std::uint32_t step, Instant now) {
+  const coll::Step& s = running_[op].schedule.steps[step];
+  const std::uint64_t id = send(s.src, s.dst, s.channel, s.bytes, false, now);
+  if (id >= messages_.size()) {
+    messages_.resize(id + 1);
+  }
+  messages_[id] = MessageRef{op, step, false, 0};
+}
+
+std::uint64_t CollectiveDriver::send(std::uint32_t src, std::uint32_t dst, std::uint32_t channel,
+                                     std::uint64_t bytes, bool p2p, Instant now) {
+  return nccl_ != nullptr ? nccl_->send(src, dst, channel, bytes, p2p, now)
+                          : net_->send(src, dst, channel, bytes, Traffic::kData, now);
+}
+
+void CollectiveDriver::delivered(std::uint64_t network_message, Instant now) {
+  std::uint64_t message = network_message;
+  if (nccl_ != nullptr) {
+    const std::optional<std::uint64_t> done = nccl_->delivered(network_message, now);
+    if (!done) {
+      return;
+    }
+    message = *done;
+  }
+  if (message >= messages_.size()) {
+    throw std::logic_error("collective driver: a message it never sent");
+  }
+  if (done()) {
+    throw std::logic_error("collective driver: a step delivered after the last iteration");
+  }
+  const MessageRef ref = messages_[message];
+  if (ref.p2p) {
+    transfers_[ref.transfer].end = now;
+    finish_item(ref.op, now);
+    return;
+  }
+  RunningOp& op = running_[ref.op];
+  ++op.steps_done;
+  for (const std::uint32_t next : op.dependents[ref.step]) {
+    if (--op.waiting[next] == 0) {
+      launch(ref.op, next, now);
+    }
+  }
+  if (op.steps_done == op.schedule.steps.size()) {
+    finish_op(op, now);
+    finish_item(op.item, now);
+  }
+}
+
+void CollectiveDriver::finish_op(RunningOp& op, Instant now) {
+  OpRecord& rec = ops_[op.record];
+  rec.end = now;
+  std::optional<WanLedger> wan = net_->wan_ledger(now);
+  if (wan && op.wan_at_start) {
+    *wan -= *op.wan_at_start;
+  } else {
+    wan.reset();
+  }
+  rec.attribution = attribute_time(
+      rec.end - rec.start, ModelTimes{rec.predicted_propagation, rec.predicted_network, rec.predicted}, wan);
+}
+
+void CollectiveDriver::wake(Instant now) {
+  while (!computing_.empty() && computing_.back().first <= now) {
+    const std::uint32_t item = computing_.back().second;
+    computing_.pop_back();
+    finish_item(item, now);
+  }
+  if (!computing_.empty()) {
+    timer_.arm(computing_.back().first);
+  }
+}
+
+void CollectiveDriver::finish_item(std::uint32_t item, Instant now) {
+  const IterationPlan& plan = plans_[iteration_];
+  ++items_done_;
+  for (std::size_t i = 0; i < plan.items.size(); ++i) {
+    const auto& after = plan.items[i].after;
+    if (std::find(after.begin(), after.end(), item) != after.end() && --item_waiting_[i] == 0) {
+      start_item(static_cast<std::uint32_t>(i), now);
+    }
+  }
+  if (items_done_ == plan.items.size()) {
+    iterations_.back().end = now;
+    running_.clear();
+    ++iteration_;
+    begin_iteration(now);
+  }
+}
+
+nlohmann::json add_driver_results(const CollectiveDriver& driver, bool finished_only, SimResult& r) {
+  nlohmann::json unfinished = nlohmann::json::array();
+  for (const OpRecord& op : driver.ops()) {
+    const bool finished = op.end >= op.start;
+    if (!finished && finished_only) {
+      unfinished.push_back({{"name", op.name}, {"iteration", op.iteration}, {"start_ns", ns_of(op.start)}});
+      continue;
+    }
+    CollectiveOpResult c;
+    c.name = op.name;
+    c.op = std::string(coll::op_name(op.spec.op));
+    c.algorithm = std::string(coll::algorithm_name(op.spec.algorithm));
+    c.bytes = op.spec.bytes;
+    c.ranks = op.ranks;
+    c.channels = op.spec.channels;
+    c.iteration = op.iteration;
+    c.start_ns = ns_of(op.start);
+    c.end_ns = finished ? ns_of(op.end) : -1;
+    c.predicted_ns = ns_of(op.predicted);
+    c.predicted_network_ns = ns_of(op.predicted_network);
+    c.predicted_window_ns = op.predicted_window.count() > 0 ? ns_of(op.predicted_window) : -1;
+    if (finished) {
+      c.attribution = op.attribution;
+    }
+    c.busbw_factor = coll::busbw_factor(op.spec.op, op.ranks);
+    r.collectives.push_back(c);
+  }
+  for (const TransferRecord& t : driver.transfers()) {
+    const bool finished = t.end >= t.start;
+    if (!finished && finished_only) {
+      unfinished.push_back({{"name", t.name}, {"iteration", t.iteration}, {"start_ns", ns_of(t.start)}});
+      continue;
+    }
+    TransferResult tr;
+    tr.name = t.name;
+    tr.src = t.src;
+    tr.dst = t.dst;
+    tr.bytes = t.bytes;
+    tr.iteration = t.iteration;
+    tr.start_ns = ns_of(t.start);
+    tr.end_ns = finished ? ns_of(t.end) : -1;
+    r.transfers.push_back(tr);
+  }
+  for (const IterationRecord& it : driver.iterations()) {
+    const bool finished = it.end >= it.start;
+    if (!finished && finished_only) {
+      unfinished.push_back({{"iteration", it.index}, {"start_ns", ns_of(it.start)}});
+      continue;
+    }
+    IterationResult i;
+    i.index = it.index;
+    i.start_ns = ns_of(it.start);
+    i.end_ns = finished ? ns_of(it.end) : -1;
+    i.compute_ns = ns_of(it.compute);
+    i.exposed_comm_ns = finished ? std::max<std::int64_t>(0, i.end_ns - i.start_ns - i.compute_ns) : -1;
+    r.iterations.push_back(i);
+  }
+  return unfinished;
+}
+
+}  // namespace gw

@@ -1,0 +1,182 @@
+// Runs collective workloads in the simulator: each iteration is a small graph of compute phases
+// and collective operations (generators/collectives schedules); every step of a schedule is one
+// message on a connection between two ranks' hosts, carried by the transport. The driver owns
+// no network: it asks a MessageService to send and hears back when a message has arrived.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/event_loop.h"
+#include "generators/collectives/collective.h"
+#include "generators/collectives/nccl.h"
+#include "harness/run/sim_result.h"
+#include "harness/run/time_attribution.h"
+
+namespace gw {
+
+// What a message carries: a collective's data, or the collective library's own signalling
+// (NCCL's "slot free" messages). A service keeps the two on different connections and tells
+// them apart in its results.
+enum class Traffic : std::uint8_t { kData, kControl };
+
+class MessageService {
+ public:
+  virtual ~MessageService() = default;
+  // Sends `bytes` from rank `src` to rank `dst` on channel `channel`'s connection (of the
+  // kind `traffic`); returns the message's id (0, 1, 2, ... in the order of the calls), later
+  // passed to CollectiveDriver::delivered.
+  virtual std::uint64_t send(std::uint32_t src, std::uint32_t dst, std::uint32_t channel, std::uint64_t bytes,
+                             Traffic traffic, Instant now) = 0;
+  // What the data connections between regions (all of them, with one region) have done up
+  // to `now` (their senders' states and counters, summed), for attributing each op's time;
+  // nullopt when the service cannot see its senders (a live run: they are in the endpoints).
+  virtual std::optional<WanLedger> wan_ledger(Instant now) const {
+    (void)now;
+    return std::nullopt;
+  }
+};
+
+// One item of an iteration: a compute phase (all ranks, or rank `rank`, busy for `compute`), a
+// collective, or a point-to-point transfer of `bytes` from rank `src` to rank `dst` (pipeline
+// activations). An item starts when every item in `after` (indices into the iteration) has
+// finished.
+struct WorkItem {
+  static constexpr std::uint32_t kAllRanks = 0xFFFFFFFF;
+  std::string name;
+  Duration compute{0};  // > 0: a compute phase
+  std::uint32_t rank = kAllRanks;
+  bool is_collective = false;
+  coll::CollectiveSpec collective;
+  bool is_p2p = false;
+  std::uint32_t src = 0;
+  std::uint32_t dst = 0;
+  std::uint64_t bytes = 0;
+  std::vector<std::uint32_t> after;
+};
+
+struct IterationPlan {
+  std::vector<WorkItem> items;
+};
+
+struct OpRecord {
+  std::string name;
+  coll::CollectiveSpec spec;
+  std::uint32_t ranks = 0;
+  std::uint32_t iteration = 0;
+  Instant start{};
+  Instant end{};
+  // The α-β prediction: the slower of the two bounds below (docs/collectives.md).
+  Duration predicted{0};
+  Duration predicted_network{0};      // the links alone (with the protocol's wire overhead)
+  Duration predicted_window{0};       // NCCL's window per round trip alone; 0 without the NCCL model
+  Duration predicted_propagation{0};  // the prediction's latency terms alone (β = 0)
+  TimeAttribution attribution;        // where end - start went, once the op is done
+};
+
+// A point-to-point transfer's start and arrival.
+struct TransferRecord {
+  std::string name;
+  std::uint32_t src = 0;
+  std::uint32_t dst = 0;
+  std::uint64_t bytes = 0;
+  std::uint32_t iteration = 0;
+  Instant start{};
+  Instant end{};
+};
+
+struct IterationRecord {
+  std::uint32_t index = 0;
+  Instant start{};
+  Instant end{};
+  // GPU busy: the all-rank compute phases plus the busiest rank's own compute phases (the
+  // phases of one rank run one after another).
+  Duration compute{0};
+};
+
+class NcclTransport;
+
+class CollectiveDriver final : public Wakeable {
+ public:
+  // `plans`: one per iteration, run one after another. Throws coll::CollectiveError (from
+  // build_schedule) when an op cannot run on these ranks.
+  // `links`: the α-β model per pair of regions, for each op's predicted time. `nccl`: NCCL's
+  // buffers between each pair of ranks (enabled: steps go out in slots under NCCL's flow
+  // control, NcclTransport; disabled: each step is one message).
+  CollectiveDriver(EventLoop& loop, MessageService& net, coll::Placement placement,
+                   std::vector<IterationPlan> plans, coll::LinkModel links, coll::NcclConfig nccl);
+  ~CollectiveDriver() override;
+
+  void start(Instant now);
+  // A message sent through the MessageService has fully arrived (with the NCCL model, a slot
+  // or a slot-free message: the step it belongs to completes with its last slot).
+  void delivered(std::uint64_t message, Instant now);
+  void wake(Instant now) override;  // compute phases ending
+
+  bool done() const { return iteration_ >= plans_.size(); }
+  // Done, and nothing of the driver's left on the network (NCCL's last slot-free messages
+  // arrive one one-way delay after the last step): a live run waits for this so that every
+  // byte written has been read.
+  bool settled() const;
+  const std::vector<OpRecord>& ops() const { return ops_; }
+  const std::vector<IterationRecord>& iterations() const { return iterations_; }
+  const std::vector<TransferRecord>& transfers() const { return transfers_; }
+
+ private:
+  struct RunningOp {
+    std::uint32_t item = 0;
+    std::size_t record = 0;
+    coll::Schedule schedule;
+    std::vector<std::uint32_t> waiting;                  // per step: deps not yet done
+    std::vector<std::vector<std::uint32_t>> dependents;  // per step
+    std::size_t steps_done = 0;
+    std::optional<WanLedger> wan_at_start;
+  };
+  struct MessageRef {
+    std::uint32_t op = 0;  // index into running_, or the item of a point-to-point transfer
+    std::uint32_t step = 0;
+    bool p2p = false;
+    std::size_t transfer = 0;  // index into transfers_
+  };
+
+  void begin_iteration(Instant now);
+  void start_item(std::uint32_t item, Instant now);
+  void finish_item(std::uint32_t item, Instant now);
+  void launch(std::uint32_t op, std::uint32_t step, Instant now);
+  void finish_op(RunningOp& op, Instant now);
+  std::uint64_t send(std::uint32_t src, std::uint32_t dst, std::uint32_t channel, std::uint64_t bytes,
+                     bool p2p, Instant now);
+
+  MessageService* net_;
+  coll::Placement placement_;
+  std::vector<IterationPlan> plans_;
+  coll::LinkModel links_;
+  coll::NcclConfig nccl_config_;
+  std::unique_ptr<NcclTransport> nccl_;  // null: NCCL's buffers not modelled
+  Timer timer_;
+  std::size_t iteration_ = 0;
+  std::vector<std::uint32_t> item_waiting_;  // per item of the current iteration
+  std::size_t items_done_ = 0;
+  std::vector<std::pair<Instant, std::uint32_t>> computing_;  // (end, item)
+  std::vector<RunningOp> running_;
+  std::vector<MessageRef> messages_;  // by message id (the service numbers them 0, 1, ...)
+  std::vector<OpRecord> ops_;
+  std::vector<IterationRecord> iterations_;
+  std::vector<TransferRecord> transfers_;
+  Duration all_ranks_busy_{0};
+  std::vector<Duration> rank_busy_;  // this iteration, per rank
+};
+
+// The driver's ops, point-to-point transfers and iterations into a run's result: the one
+// assembly the simulator and a live run share. With `finished_only` (a live run, which a fault
+// can cut short) what did not finish is left out of the result, whose reports read finished
+// work only, and returned instead (name, iteration, start); otherwise it is kept with an end of
+// -1 and the returned list is empty.
+nlohmann::json add_driver_results(const CollectiveDriver& driver, bool finished_only, SimResult& r);
+
+}  // namespace gw

@@ -1,0 +1,803 @@
+#include "harness/sim/sim_runner.h"
+
+#include <algorithm>
+#include <deque>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <stdexcept>
+#include <tuple>
+
+#include "core/errors.h"
+#include "core/event_loop.h"
+#include "core/histogram.h"
+#include "core/indexed_heap.h"
+#include "emulator/engine/int_pool.h"
+#include "emulator/fabric/network.h"
+#include "generators/cc/congestion_control.h"
+#include "generators/transport/queue_pair.h"
+#include "harness/run/collective_driver.h"
+#include "harness/run/recording_cc.h"
+
+namespace gw {
+
+namespace {
+
+using fabric::HostId;
+using transport::QueuePair;
+using transport::Segment;
+
+// Bulk flows keep this much posted so that the sender is never short of data; each message
+// that completes is replaced by another.
+constexpr std::uint64_t kBulkMessageBytes = 64ULL << 20;
+constexpr int kBulkMessagesPosted = 2;
+constexpr std::uint16_t kRoceUdpPort = 4791;
+
+// Segments in the network, by handle (the Packet's `handle`). A duplicate made by the network
+// shares its original's slot; the slot is freed when the last copy is received or dropped.
+class SegmentPool {
+ public:
+  std::uint64_t put(const Segment& s) {
+    std::uint64_t h = 0;
+    if (free_.empty()) {
+      h = slots_.size();
+      slots_.push_back(s);
+      refs_.push_back(1);
+    } else {
+      h = free_.back();
+      free_.pop_back();
+      slots_[h] = s;
+      refs_[h] = 1;
+    }
+    return h;
+  }
+  const Segment& at(std::uint64_t h) const { return slots_[h]; }
+  // The slot itself, for a holder that is the only one left (shared() false). It stays valid
+  // until the next put().
+  Segment& slot(std::uint64_t h) { return slots_[h]; }
+  bool shared(std::uint64_t h) const { return refs_[h] > 1; }
+  void add_ref(std::uint64_t h) { ++refs_[h]; }
+  void release(std::uint64_t h) {
+    if (refs_[h] == 0) {
+      throw std::logic_error("sim: a packet released twice");
+    }
+    if (--refs_[h] == 0) {
+      free_.push_back(h);
+    }
+  }
+
+ private:
+  std::vector<Segment> slots_;
+  std::vector<std::uint32_t> refs_;
+  std::vector<std::uint64_t> free_;
+};
+
+class SimRun;
+
+// A host: its NIC serializes one packet at a time at the NIC rate and, when free, takes the
+// next packet from its queue pairs in round-robin order (an RDMA NIC's QP scheduler).
+class SimHost final : public Wakeable {
+ public:
+  SimHost(SimRun& run, EventLoop& loop, HostId id, BitRate nic)
+      : run_(&run), timer_(loop, *this), id_(id), nic_(nic) {}
+
+  std::uint32_t add(QueuePair* qp) {
+    qps_.push_back(qp);
+    ready_.resize(qps_.size());
+    return static_cast<std::uint32_t>(qps_.size() - 1);
+  }
+  void wake(Instant now) override;
+  // Queue pair `slot` changed (a segment arrived, a message was posted): look at it again.
+  // A pair already due and still due keeps its place: requeued at each touch, a pair with an
+  // ACK waiting went behind a busy sending pair at every arriving packet and could wait as
+  // long as data kept arriving (a WAN ring step's ACK ~100 us: spurious RTOs at 1,024 ranks).
+  void touch(std::uint32_t slot, Instant now) {
+    const Instant when = qps_[slot]->next_wakeup();
+    if (when > now || !ready_.contains(slot) || ready_.key(slot).first > now) {
+      requeue(slot, when, now);
+    }
+    if (!busy_) {
+      rearm(now);
+    }
+  }
+
+ private:
+  // The queue pairs in order of when they next want the NIC; among those due at the same
+  // instant, in the order they became due (round robin, without scanning every pair).
+  using Key = std::pair<Instant, std::uint64_t>;  // (when, the order it became so)
+  void requeue(std::uint32_t slot, Instant when, Instant now) {
+    const std::uint64_t seq = next_seq_++;
+    if (when == kNever) {
+      ready_.erase(slot);
+    } else {
+      ready_.set(slot, Key{std::max(when, now), seq});
+    }
+  }
+  Instant first_due() const { return ready_.key(ready_.top()).first; }
+  void rearm(Instant now);
+
+  SimRun* run_;
+  Timer timer_;
+  HostId id_;
+  BitRate nic_;
+  std::vector<QueuePair*> qps_;
+  IndexedHeap<Key> ready_;
+  std::uint64_t next_seq_ = 0;
+  // The packet being serialized, while busy_. It is handed to the network from here (so
+  // busy_ is false while the network takes it: a delivery it causes may touch this host).
+  Packet wire_;
+  bool busy_ = false;
+  Instant tx_done_ = kNever;
+};
+
+struct Flow {
+  FlowSpec spec;
+  std::uint32_t id = 0;
+  HostId src;
+  HostId dst;
+  std::string cc_name;
+  RecordingCc* cc = nullptr;  // owned by the sender's queue pair
+  std::unique_ptr<QueuePair> sender;
+  std::unique_ptr<QueuePair> receiver;
+  std::uint64_t next_msg = 0;
+  std::uint64_t marks_ce = 0;
+  std::uint64_t last_delivered = 0;  // for the time series
+  std::uint64_t last_retransmits = 0;
+  bool in_series = false;  // has a row in the time series and the result's flows
+  Duration completion{-1};
+  Instant next_burst = kNever;  // microbursts: when the next burst is posted
+  bool started = false;
+  bool connection = false;        // carries a collective's messages (not a bulk/finite flow)
+  bool control = false;           // a connection of the collective library's signalling (Traffic::kControl)
+  std::uint32_t sender_slot = 0;  // in its hosts' queue-pair lists
+  std::uint32_t receiver_slot = 0;
+};
+
+class SimRun final : public fabric::Receiver, public Wakeable, public MessageService {
+ public:
+  SimRun(const Scenario& s, const SimOptions& o)
+      : scenario_(s), options_(o), net_(loop_, s.topology, s.seed, *this), tick_(loop_, *this) {
+    for (std::uint32_t r = 0; r < net_.region_count(); ++r) {
+      region_first_.push_back(static_cast<std::uint32_t>(hosts_.size()));
+      for (std::uint32_t i = 0; i < net_.region(r).hosts; ++i) {
+        hosts_.push_back(std::make_unique<SimHost>(*this, loop_, HostId{r, i}, net_.region(r).nic_rate));
+      }
+    }
+    build_flows();
+    series_.interval = s.interval;
+    for (Flow& f : flows_) {
+      track(f);
+    }
+    if (s.workload.kind != "flows") {
+      start_collectives();
+    }
+    next_sample_ = kEpoch + s.interval;
+    tick_.arm(std::min(next_start(), next_sample_));
+  }
+
+  SimResult run();
+
+  // fabric::Receiver
+  void receive(Instant now, Packet&& p) override;
+  void dropped(Instant now, Packet&& p, DropCause cause, const std::string& hop) override;
+  void duplicated(Packet& copy) override {
+    pool_.add_ref(copy.handle);
+    if (copy.telemetry != nullptr) {
+      copy.telemetry = int_stacks_.take_copy(*copy.telemetry);
+    }
+  }
+
+  // Timer of the run itself: flow starts and time-series samples.
+  void wake(Instant now) override;
+
+  void transmit(HostId from, Packet&& p, Instant now) {
+    ++accounting_.packets_sent;
+    net_.send(from, std::move(p), now);
+  }
+  // The network packet carrying `s` from `from`, written over `p`.
+  void packet_of(const Segment& s, HostId from, Packet& p);
+
+ private:
+  SimHost& host(HostId h) { return *hosts_[region_first_[h.region] + h.index]; }
+  void build_flows();
+  void start(Flow& f, Instant now);
+  void after_event(Flow& f, bool is_sender, Instant now);
+  Flow& add_flow(const FlowSpec& spec, HostId src, HostId dst, const std::string& cc_name,
+                 const cc::CcParams& params, bool connection);
+  void start_collectives();
+  coll::LinkModel link_model() const;
+
+ public:
+  std::uint64_t send(std::uint32_t src, std::uint32_t dst, std::uint32_t channel, std::uint64_t bytes,
+                     Traffic traffic, Instant now) override;
+  std::optional<WanLedger> wan_ledger(Instant now) const override;
+
+ private:
+  void sample(Instant now);
+  void track(Flow& f);
+  Instant next_start() const;
+
+  const Scenario& scenario_;
+  SimOptions options_;
+  EventLoop loop_;
+  fabric::Network net_;
+  Timer tick_;
+  std::vector<std::uint32_t> region_first_;
+  std::vector<std::unique_ptr<SimHost>> hosts_;
+  std::deque<Flow> flows_;      // bulk/finite flows first, then connections as collectives open them
+  std::vector<Flow*> flow_at_;  // flows_[i], without the deque's index arithmetic per packet
+  std::vector<Flow*> tracked_;  // the flows in the time series, in the result's order
+  std::vector<HostId> rank_host_;
+  std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>, std::size_t> connection_of_;
+  std::uint64_t next_message_ = 0;
+  std::unique_ptr<CollectiveDriver> driver_;
+  std::vector<const Flow*> wan_connections_;    // a collective's data connections between regions
+  std::vector<const Flow*> local_connections_;  // and inside one
+  LogHistogram one_way_delay_;
+  // qp number -> (flow, is the sender)
+  std::vector<std::pair<std::uint32_t, bool>> qp_owner_;
+  SegmentPool pool_;
+  // Every packet's INT stack (the hops' queue stages stamp into it), from send to arrival,
+  // when some hop stamps INT.
+  IntPool int_stacks_;
+  Accounting accounting_;
+  Series series_;
+  Instant next_sample_ = kEpoch;
+};
+
+constexpr std::uint32_t kFirstQp = 0x100;
+
+void SimHost::wake(Instant now) {
+  if (busy_ && tx_done_ <= now) {
+    busy_ = false;
+    run_->transmit(id_, std::move(wire_), now);
+  }
+  while (!busy_ && !ready_.empty() && first_due() <= now) {
+    const std::uint32_t slot = ready_.top();
+    QueuePair& qp = *qps_[slot];
+    std::optional<Segment> s = qp.poll(now);
+    const Instant next = qp.next_wakeup();
+    // Due but nothing to send (a closed window) would be a loop at one instant: ask again a
+    // nanosecond later.
+    requeue(slot, !s && next <= now ? now + Duration{1} : next, now);
+    if (s) {
+      run_->packet_of(*s, id_, wire_);
+      tx_done_ = now + nic_.transmit_time(wire_.size_bytes);
+      busy_ = true;
+    }
+  }
+  rearm(now);
+}
+
+void SimHost::rearm(Instant now) {
+  if (busy_) {
+    timer_.arm(tx_done_);
+  } else if (ready_.empty()) {
+    timer_.cancel();
+  } else {
+    timer_.arm(std::max(first_due(), now));
+  }
+}
+
+void SimRun::packet_of(const Segment& s, HostId from, Packet& p) {
+  p = Packet{};
+  p.size_bytes = s.wire_bytes();
+  p.handle = pool_.put(s);
+  if (net_.carries_int()) {
+    p.telemetry = int_stacks_.take();
+  }
+  PacketHeaders& h = p.headers;
+  h.valid_l3 = true;
+  h.valid_l4 = true;
+  h.roce = true;
+  h.protocol = 17;
+  h.src = net_.address(from);
+  const auto [flow, is_sender] = qp_owner_[s.dst_qp - kFirstQp];
+  h.dst = net_.address(is_sender ? flow_at_[flow]->src : flow_at_[flow]->dst);
+  h.src_port = static_cast<std::uint16_t>(0xC000 | (s.src_qp & 0x3FFF));
+  h.dst_port = kRoceUdpPort;
+  h.ecn = static_cast<gw::Ecn>(s.ecn);
+  h.roce_opcode = s.opcode;
+  h.roce_dest_qp = s.dst_qp;
+  h.roce_psn = s.psn;
+}
+
+void SimRun::build_flows() {
+  // Sources and destinations take each region's hosts in turn, separately; a flow never
+  // goes from a host to itself.
+  std::vector<std::uint32_t> next_src(net_.region_count(), 0);
+  std::vector<std::uint32_t> next_dst(net_.region_count(), 0);
+  auto pick = [&](const std::string& region, std::optional<std::uint32_t> fixed,
+                  std::vector<std::uint32_t>& next, std::optional<HostId> avoid) {
+    const std::uint32_t r = net_.region_index(region);
+    if (fixed) {
+      return HostId{r, *fixed};
+    }
+    HostId h{r, next[r]++ % net_.region(r).hosts};
+    if (avoid && *avoid == h && net_.region(r).hosts > 1) {
+      h.index = next[r]++ % net_.region(r).hosts;
+    }
+    return h;
+  };
+  std::vector<const FlowSpec*> specs;
+  for (const FlowSpec& spec : scenario_.workload.flows) {
+    specs.push_back(&spec);
+  }
+  for (const FlowSpec& spec : scenario_.workload.background) {
+    specs.push_back(&spec);
+  }
+  for (const FlowSpec* entry : specs) {
+    const FlowSpec& spec = *entry;
+    for (std::uint32_t k = 0; k < spec.count; ++k) {
+      Flow f;
+      const auto r_to = net_.region_index(spec.to);
+      std::optional<HostId> fixed_dst;
+      if (spec.to_host) {
+        fixed_dst = HostId{r_to, *spec.to_host};
+      }
+      f.src = pick(spec.from, spec.from_host, next_src, fixed_dst);
+      f.dst = pick(spec.to, spec.to_host, next_dst, f.src);
+      if (f.src == f.dst) {
+        throw InputError(scenario_.file, "$.workload.flows",
+                         "a flow from " + spec.from + " to " + spec.to +
+                             " would go from a host to itself (the region has one host)");
+      }
+      const cc::CcParams& params =
+          spec.cc.empty() && spec.cc_params.empty() ? scenario_.transport.cc_params : spec.cc_params;
+      add_flow(spec, f.src, f.dst, spec.cc.empty() ? scenario_.transport.cc : spec.cc, params, false);
+    }
+  }
+}
+
+Flow& SimRun::add_flow(const FlowSpec& spec, HostId src, HostId dst, const std::string& cc_name,
+                       const cc::CcParams& params, bool connection) {
+  Flow& f = flows_.emplace_back();
+  flow_at_.push_back(&f);  // a deque's elements stay where they are as it grows at the back
+  f.spec = spec;
+  f.id = static_cast<std::uint32_t>(flows_.size() - 1);
+  f.src = src;
+  f.dst = dst;
+  f.cc_name = cc_name;
+  f.connection = connection;
+  cc::CcContext ctx;
+  ctx.mss_bytes = scenario_.transport.config.mtu_bytes;
+  ctx.line_rate_bps = net_.region(src.region).nic_rate.bps;
+  auto recording =
+      std::make_unique<RecordingCc>(cc::make_congestion_control(cc_name, ctx, params), kEpoch + spec.start);
+  f.cc = recording.get();
+  const std::uint32_t qp = kFirstQp + 2 * f.id;
+  f.sender = std::make_unique<QueuePair>(scenario_.transport.config, qp, qp + 1, std::move(recording));
+  f.receiver = std::make_unique<QueuePair>(scenario_.transport.config, qp + 1, qp,
+                                           cc::make_congestion_control("fixed", ctx, {}));
+  qp_owner_.emplace_back(f.id, true);
+  qp_owner_.emplace_back(f.id, false);
+  f.sender_slot = host(src).add(f.sender.get());
+  f.receiver_slot = host(dst).add(f.receiver.get());
+  return f;
+}
+
+// Ranks are the hosts, in region order; every pair of ranks that exchanges data gets one
+// connection per channel, opened on first use and kept (as NCCL keeps its connections).
+void SimRun::start_collectives() {
+  coll::Placement placement;
+  for (std::uint32_t r = 0; r < net_.region_count(); ++r) {
+    for (std::uint32_t i = 0; i < net_.region(r).hosts; ++i) {
+      rank_host_.push_back(HostId{r, i});
+      placement.region.push_back(r);
+    }
+  }
+  const WorkloadSpec& w = scenario_.workload;
+  driver_ =
+      std::make_unique<CollectiveDriver>(loop_, *this, placement, iteration_plans(w), link_model(), w.nccl);
+}
+
+// The α-β model's parameters for this network (docs/references.md §5), per ordered pair of regions:
+// α = the route's one-way base delay plus one full packet's transmission at its bottleneck
+// (per-message overhead), β = 1 / the route's smallest rate (NICs included). Inside a region the
+// route is its downlink.
+coll::LinkModel SimRun::link_model() const {
+  const std::uint32_t n = net_.region_count();
+  coll::LinkModel links = coll::LinkModel::uniform(n, coll::AlphaBeta{});
+  const std::uint32_t packet = scenario_.transport.config.mtu_bytes + transport::kFrameOverheadBytes;
+  for (std::uint32_t a = 0; a < n; ++a) {
+    for (std::uint32_t b = 0; b < n; ++b) {
+      if (net_.region(a).hosts == 0 || net_.region(b).hosts == 0) {
+        continue;
+      }
+      const BitRate slowest = net_.bottleneck_rate(a, b);
+      coll::AlphaBeta& m = links.pair[static_cast<std::size_t>(a) * n + b];
+      m.alpha = net_.base_delay(a, b) + (slowest.unlimited() ? Duration{0} : slowest.transmit_time(packet));
+      m.beta_ns_per_byte = slowest.unlimited() ? 0 : 8e9 / static_cast<double>(slowest.bps);
+      m.rtt = net_.base_delay(a, b) + net_.base_delay(b, a);
+    }
+  }
+  return links;
+}
+
+std::uint64_t SimRun::send(std::uint32_t src, std::uint32_t dst, std::uint32_t channel, std::uint64_t bytes,
+                           Traffic traffic, Instant now) {
+  const auto key = std::make_tuple(src, dst, channel);
+  auto it = connection_of_.find(key);
+  if (it == connection_of_.end()) {
+    FlowSpec spec;
+    spec.start = now - kEpoch;
+    Flow& f = add_flow(spec, rank_host_[src], rank_host_[dst], scenario_.transport.cc,
+                       scenario_.transport.cc_params, true);
+    f.started = true;
+    f.control = traffic == Traffic::kControl;
+    track(f);
+    it = connection_of_.emplace(key, f.id).first;
+    if (!f.control) {
+      (f.src.region != f.dst.region ? wan_connections_ : local_connections_).push_back(&f);
+    }
+  }
+  Flow& f = flows_[it->second];
+  const std::uint64_t id = next_message_++;
+  f.sender->post_message(now, id, bytes);
+  host(f.src).touch(f.sender_slot, now);
+  return id;
+}
+
+std::optional<WanLedger> SimRun::wan_ledger(Instant now) const {
+  WanLedger l;
+  // One region: its fabric is the network the ops cross.
+  for (const Flow* f : net_.region_count() > 1 ? wan_connections_ : local_connections_) {
+    l.chrono += f->sender->send_chrono(now);
+    const transport::QpStats& st = f->sender->stats();
+    l.retransmits += st.retransmitted_packets;
+    l.timeouts += st.timeouts;
+    l.cnps += st.cnps_received;
+  }
+  return l;
+}
+
+Instant SimRun::next_start() const {
+  Instant t = kNever;
+  for (const Flow& f : flows_) {
+    if (!f.started) {
+      t = std::min(t, kEpoch + f.spec.start);
+    } else if (f.next_burst != kNever) {
+      t = std::min(t, f.next_burst);
+    }
+  }
+  return t;
+}
+
+void SimRun::start(Flow& f, Instant now) {
+  f.started = true;
+  if (f.spec.period.count() > 0) {
+    // A microburst: one message of `bytes` now and every period after.
+    f.sender->post_message(now, f.next_msg++, f.spec.bytes);
+    f.next_burst = now + f.spec.period;
+  } else if (f.spec.bytes > 0) {
+    f.sender->post_message(now, f.next_msg++, f.spec.bytes);
+  } else {
+    for (int i = 0; i < kBulkMessagesPosted; ++i) {
+      f.sender->post_message(now, f.next_msg++, kBulkMessageBytes);
+    }
+  }
+  host(f.src).touch(f.sender_slot, now);
+}
+
+void SimRun::wake(Instant now) {
+  for (Flow& f : flows_) {
+    if (!f.started && kEpoch + f.spec.start <= now) {
+      start(f, now);
+    } else if (f.next_burst <= now) {
+      f.sender->post_message(now, f.next_msg++, f.spec.bytes);
+      f.next_burst += f.spec.period;
+      host(f.src).touch(f.sender_slot, now);
+    }
+  }
+  if (now >= next_sample_) {
+    sample(now);
+    next_sample_ = now + series_.interval;
+  }
+  tick_.arm(std::min(next_start(), next_sample_));
+}
+
+// A flow of the time series and of result.json's flows: every scenario flow, and each data
+// queue pair of a collective between two regions (the WAN connections; not the ones inside a
+// region, nor NCCL's slot-free messages). A row that starts late has zeros before its start.
+void SimRun::track(Flow& f) {
+  if (f.connection && (f.control || f.src.region == f.dst.region)) {
+    return;
+  }
+  f.in_series = true;
+  tracked_.push_back(&f);
+  const std::size_t n = series_.t_ns.size();
+  series_.flow_rate_bps.emplace_back(n, 0);
+  series_.flow_cwnd_bytes.emplace_back(n, 0);
+  series_.flow_srtt_ns.emplace_back(n, 0);
+  series_.flow_retransmits.emplace_back(n, 0);
+}
+
+void SimRun::sample(Instant now) {
+  if (!options_.keep_series) {
+    return;
+  }
+  series_.t_ns.push_back(ns_of(now));
+  const auto interval_s = static_cast<double>(series_.interval.count()) * 1e-9;
+  for (std::size_t i = 0; i < tracked_.size(); ++i) {
+    Flow& f = *tracked_[i];
+    const transport::QpStats& st = f.sender->stats();
+    series_.flow_rate_bps[i].push_back(static_cast<std::uint64_t>(
+        static_cast<double>(st.bytes_delivered - f.last_delivered) * 8 / interval_s));
+    f.last_delivered = st.bytes_delivered;
+    series_.flow_cwnd_bytes[i].push_back(f.started ? f.cc->cwnd_bytes() : 0);
+    series_.flow_srtt_ns[i].push_back(f.started ? f.sender->srtt().count() : 0);
+    series_.flow_retransmits[i].push_back(st.retransmitted_packets - f.last_retransmits);
+    f.last_retransmits = st.retransmitted_packets;
+  }
+  const std::vector<std::uint64_t> queues = net_.queue_bytes_now();
+  series_.hop_queue_bytes.resize(queues.size());
+  for (std::size_t h = 0; h < queues.size(); ++h) {
+    series_.hop_queue_bytes[h].push_back(queues[h]);
+  }
+}
+
+void SimRun::receive(Instant now, Packet&& p) {
+  ++accounting_.packets_received;
+  if (p.corrupt_bit != kNoCorruption) {
+    pool_.release(p.handle);
+    int_stacks_.give(p.telemetry);
+    ++accounting_.corrupted_discarded;  // the ICRC no longer matches: the NIC drops it
+    return;
+  }
+  // The segment is used in its pool slot, unless a duplicate made by the network still
+  // shares it: the fields set below belong to this copy alone. Nothing run from here puts a
+  // segment into the pool (only NIC wakeups make packets), so the slot stays put until it
+  // is released once the queue pair has taken the segment.
+  std::optional<Segment> copy;
+  const bool shared = pool_.shared(p.handle);
+  if (shared) {
+    copy.emplace(pool_.at(p.handle));
+    pool_.release(p.handle);
+  }
+  Segment& s = shared ? *copy : pool_.slot(p.handle);
+  const auto [flow, is_sender] = qp_owner_[s.dst_qp - kFirstQp];
+  Flow& f = *flow_at_[flow];
+  if (s.kind == transport::SegmentKind::kData) {
+    one_way_delay_.record(ns_of(now - s.sent));
+    s.ce = p.ce_marked || p.headers.ecn == gw::Ecn::kCe;
+    if (s.ce) {
+      ++f.marks_ce;
+    }
+    const std::size_t hops = p.telemetry != nullptr ? p.telemetry->hops : 0;
+    s.hop_count = static_cast<std::uint8_t>(std::min(hops, s.int_hops.size()));
+    for (std::size_t i = 0; i < s.hop_count; ++i) {
+      const IntHop& in = p.telemetry->hop[i];
+      s.int_hops[i] = cc::IntHopEcho{in.node_id, in.queue_bytes, in.tx_bytes, in.egress_ts_ns,
+                                     std::uint64_t{in.link_rate_mbps} * 1'000'000};
+    }
+  }
+  int_stacks_.give(p.telemetry);
+  QueuePair& qp = is_sender ? *f.sender : *f.receiver;
+  qp.on_segment(now, s);
+  if (!shared) {
+    pool_.release(p.handle);
+  }
+  after_event(f, is_sender, now);
+  if (is_sender) {
+    host(f.src).touch(f.sender_slot, now);
+  } else {
+    host(f.dst).touch(f.receiver_slot, now);
+  }
+}
+
+void SimRun::after_event(Flow& f, bool is_sender, Instant now) {
+  QueuePair& qp = is_sender ? *f.sender : *f.receiver;
+  const std::vector<transport::Completion> done = qp.completions();
+  qp.clear_completions();
+  for (const transport::Completion& c : done) {
+    if (f.connection) {
+      // A collective's step is done when its message has arrived whole.
+      if (c.kind == transport::CompletionKind::kReceived) {
+        driver_->delivered(c.msg_id, now);
+      }
+    } else if (c.kind == transport::CompletionKind::kSent) {
+      // Keep bulk flows supplied; time finite ones (a microburst's bursts are not timed).
+      if (f.spec.period.count() > 0) {
+        continue;
+      }
+      if (f.spec.bytes > 0) {
+        f.completion = c.completed - (kEpoch + f.spec.start);
+      } else {
+        f.sender->post_message(now, f.next_msg++, kBulkMessageBytes);
+      }
+    }
+  }
+}
+
+void SimRun::dropped(Instant /*now*/, Packet&& p, DropCause cause, const std::string& hop) {
+  pool_.release(p.handle);
+  int_stacks_.give(p.telemetry);
+  ++accounting_.dropped[hop + "/" + drop_cause_name(cause)];
+}
+
+SimResult SimRun::run() {
+  const Instant end = kEpoch + scenario_.workload.duration;
+  bool completed = true;
+  if (driver_) {
+    // Until the iterations are done; the duration is a limit.
+    driver_->start(loop_.now());
+    while (!driver_->done() && loop_.next_event_time() <= end) {
+      loop_.step();
+    }
+    completed = driver_->done();
+  } else {
+    loop_.run_until(end);
+  }
+  const Instant stop = driver_ ? loop_.now() : end;
+  SimResult r;
+  r.completed = completed;
+  r.scenario = scenario_.name;
+  r.scenario_file = scenario_.file;
+  r.seed = scenario_.seed;
+  r.duration = stop - kEpoch;
+  r.events = loop_.events_run();
+  r.scenario_json = scenario_.source;
+  r.warmup_iterations = scenario_.warmup_iterations;
+  std::vector<double> bulk_goodputs;
+  for (Flow& f : flows_) {
+    const transport::QpStats& totals = f.sender->stats();
+    r.transport.packets_sent += totals.data_packets_sent;
+    r.transport.retransmits += totals.retransmitted_packets;
+    r.transport.timeouts += totals.timeouts;
+    r.transport.loss_probes += totals.loss_probes;
+    r.transport.spurious_retransmits += totals.dsacks_received;
+    if (!f.in_series) {
+      continue;
+    }
+    FlowResult fr;
+    fr.id = f.id;
+    fr.from = net_.region(f.src.region).name + "/" + std::to_string(f.src.index);
+    fr.to = net_.region(f.dst.region).name + "/" + std::to_string(f.dst.index);
+    fr.cc = f.cc_name;
+    fr.traffic_class = f.connection ? "collective" : f.spec.traffic_class;
+    fr.start = f.spec.start;
+    fr.size_bytes = f.spec.bytes;
+    const transport::QpStats& st = f.sender->stats();
+    fr.bytes_delivered = st.bytes_delivered;
+    fr.packets_sent = st.data_packets_sent;
+    fr.retransmits = st.retransmitted_packets;
+    fr.timeouts = st.timeouts;
+    fr.loss_probes = st.loss_probes;
+    fr.spurious_retransmits = st.dsacks_received;
+    fr.loss_undos = st.loss_undos;
+    fr.marks_ce = f.marks_ce;
+    fr.cnps = f.cc->cnps();
+    fr.rtt_ns = f.cc->rtt().summary();
+    fr.mean_cwnd_bytes = f.cc->mean_cwnd(stop);
+    fr.mean_pacing_rate_bps = f.cc->mean_rate(stop);
+    fr.completion = f.completion;
+    const Duration active = f.completion.count() >= 0 ? f.completion : (stop - kEpoch) - f.spec.start;
+    if (active.count() > 0) {
+      fr.goodput_bps = static_cast<std::uint64_t>(static_cast<long double>(st.bytes_delivered) * 8e9L /
+                                                  static_cast<long double>(active.count()));
+    }
+    if (f.connection) {
+      r.flows.push_back(std::move(fr));
+      continue;
+    }
+    if (f.spec.bytes == 0) {
+      bulk_goodputs.push_back(static_cast<double>(fr.goodput_bps));
+    }
+    if (!fr.traffic_class.empty()) {
+      auto it = std::find_if(r.background.begin(), r.background.end(),
+                             [&](const BackgroundResult& b) { return b.traffic_class == fr.traffic_class; });
+      if (it == r.background.end()) {
+        BackgroundResult b;
+        b.traffic_class = fr.traffic_class;
+        it = r.background.insert(r.background.end(), b);
+      }
+      ++it->flows;
+      it->bytes_delivered += fr.bytes_delivered;
+      it->goodput_bps += fr.goodput_bps;
+      it->retransmits += fr.retransmits;
+    }
+    r.flows.push_back(std::move(fr));
+  }
+  r.jain_fairness = jain_index(bulk_goodputs);
+  for (const fabric::HopStats& h : net_.hop_stats()) {
+    HopResult hr;
+    hr.name = h.name;
+    hr.wan = h.wan;
+    hr.rate_bps = h.rate.bps;
+    hr.packets_in = h.counters.packets_in;
+    hr.delivered = h.counters.delivered;
+    for (std::size_t c = 0; c < h.counters.dropped.size(); ++c) {
+      if (h.counters.dropped[c] > 0) {
+        hr.dropped[drop_cause_name(static_cast<DropCause>(c))] = h.counters.dropped[c];
+      }
+    }
+    hr.marked_ce = h.counters.marked_ce;
+    hr.duplicated = h.counters.duplicated;
+    hr.corrupted = h.counters.corrupted;
+    hr.reordered = h.counters.reordered;
+    hr.queue_bytes = h.queue_bytes.summary();
+    hr.queue_delay_ns = h.queue_delay_ns.summary();
+    hr.sojourn_ns = h.sojourn_ns.summary();
+    accounting_.duplicates_made += h.counters.duplicated;
+    r.hops.push_back(std::move(hr));
+  }
+  accounting_.in_flight_at_end = net_.in_flight();
+  r.one_way_delay_ns = one_way_delay_.summary();
+  if (driver_) {
+    add_driver_results(*driver_, false, r);
+  }
+  r.accounting = accounting_;
+  r.series = std::move(series_);
+  return r;
+}
+
+}  // namespace
+
+SimResult run_sim(const Scenario& scenario, const SimOptions& options) {
+  SimRun run(scenario, options);
+  return run.run();
+}
+
+namespace {
+
+// A training workload's items, split into iterations (the driver runs them one after another,
+// so dependencies on the previous iteration are implied) with indices made local.
+std::vector<IterationPlan> plans_of(const wl::Workload& w) {
+  std::vector<IterationPlan> plans(w.iterations);
+  std::vector<std::uint32_t> local(w.items.size());
+  for (std::size_t g = 0; g < w.items.size(); ++g) {
+    const wl::WorkItem& in = w.items[g];
+    IterationPlan& plan = plans.at(in.iteration);
+    local[g] = static_cast<std::uint32_t>(plan.items.size());
+    WorkItem out;
+    out.name = in.label;
+    if (in.kind == wl::WorkKind::kCompute) {
+      out.compute = in.duration;
+      out.rank = in.rank == wl::kAllRanks ? WorkItem::kAllRanks : in.rank;
+    } else if (in.kind == wl::WorkKind::kCollective) {
+      out.is_collective = true;
+      out.collective = in.collective;
+    } else {
+      out.is_p2p = true;
+      out.src = in.src;
+      out.dst = in.dst;
+      out.bytes = in.bytes;
+    }
+    for (const std::uint32_t a : in.after) {
+      if (w.items[a].iteration == in.iteration) {
+        out.after.push_back(local[a]);
+      }
+    }
+    plan.items.push_back(std::move(out));
+  }
+  return plans;
+}
+
+}  // namespace
+
+std::vector<IterationPlan> iteration_plans(const WorkloadSpec& w) {
+  if (w.kind != "collective") {
+    return plans_of(w.training);
+  }
+  std::vector<IterationPlan> plans(w.iterations);
+  for (IterationPlan& plan : plans) {
+    if (w.compute.count() > 0) {
+      WorkItem compute;
+      compute.name = "compute";
+      compute.compute = w.compute;
+      plan.items.push_back(compute);
+    }
+    WorkItem op;
+    op.name = std::string(coll::op_name(w.collective.op));
+    op.is_collective = true;
+    op.collective = w.collective;
+    if (!plan.items.empty()) {
+      op.after.push_back(0);
+    }
+    plan.items.push_back(op);
+  }
+  return plans;
+}
+
+}  // namespace gw

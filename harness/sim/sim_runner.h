@@ -1,0 +1,25 @@
+// Runs a scenario in virtual time: the fabric (emulator/fabric) carries the packets of queue
+// pairs (generators/transport) driven by congestion controllers (generators/cc), on one
+// discrete-event loop. Deterministic: the same scenario and seed give the same result, byte
+// for byte.
+#pragma once
+
+#include <vector>
+
+#include "harness/run/collective_driver.h"
+#include "harness/run/scenario.h"
+#include "harness/run/sim_result.h"
+
+namespace gw {
+
+struct SimOptions {
+  bool keep_series = true;
+};
+
+SimResult run_sim(const Scenario& scenario, const SimOptions& options = {});
+
+// The iterations a collective or training workload runs, as the CollectiveDriver takes them
+// (the simulator and live mode both run these).
+std::vector<IterationPlan> iteration_plans(const WorkloadSpec& w);
+
+}  // namespace gw
