@@ -20,13 +20,11 @@
 #include <nlohmann/json.hpp>
 
 #include "core/event_loop.h"
+#include "harness/run/queue_pairs.h"
 #include "harness/run/scenario.h"
 #include "harness/run/sim_result.h"
 
 namespace gw {
-
-// Live flows' sending queue pairs: from here (data QPs start at 0x100; control at 0x10000).
-constexpr std::uint32_t kFirstFlowQp = 0x8000;
 
 class LiveFlows final : public Wakeable {
  public:

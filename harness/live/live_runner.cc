@@ -38,6 +38,8 @@
 #include "harness/live/live_process.h"
 #include "harness/live/live_series.h"
 #include "harness/run/collective_driver.h"
+#include "harness/run/link_model.h"
+#include "harness/run/queue_pairs.h"
 #include "harness/sim/sim_runner.h"
 
 namespace gw {
@@ -47,7 +49,6 @@ namespace {
 namespace fs = std::filesystem;
 using endpoints::LineChannel;
 
-constexpr std::uint32_t kFirstQp = 0x100;  // as the simulator numbers its queue pairs
 // Payload per packet that fits the bench's 1500-byte IP MTU: IP 20 + UDP 8 + BTH 12 + RETH 16
 // + gradwall data metadata 32 + ICRC 4 leave 1408 bytes (a multiple of 4: no pad).
 constexpr std::uint32_t kMaxLiveMtu = 1408;
@@ -191,25 +192,22 @@ Profile emu_profile(const Scenario& s) {
 // WAN link's base one-way delay plus one full packet at the bottleneck, β = 1 / the bottleneck
 // rate (the profile's rate, else the slower NIC).
 coll::AlphaBeta alpha_beta(const Scenario& s, const Profile& p) {
-  coll::AlphaBeta m;
   BitRate slowest = s.topology.regions[0].nic_rate;
   if (s.topology.regions[1].nic_rate.bps < slowest.bps) {
     slowest = s.topology.regions[1].nic_rate;
   }
   Duration delay{0};
+  Duration rtt{0};
   for (const DirectionSpec* d : {&p.a_to_b, &p.b_to_a}) {
     if (d->delay) {
       delay = std::max(delay, d->delay->delay);
-      m.rtt += d->delay->delay;
+      rtt += d->delay->delay;
     }
     if (d->rate && !d->rate->rate.unlimited() && d->rate->rate.bps < slowest.bps) {
       slowest = d->rate->rate;
     }
   }
-  const std::uint32_t packet = s.transport.config.mtu_bytes + transport::kFrameOverheadBytes;
-  m.alpha = delay + slowest.transmit_time(packet);
-  m.beta_ns_per_byte = 8e9 / static_cast<double>(slowest.bps);
-  return m;
+  return path_alpha_beta(delay, rtt, slowest, predicted_packet_bytes(s.transport.config.mtu_bytes));
 }
 
 class Coordinator final : public MessageService {
@@ -692,10 +690,9 @@ LiveRun run_live(const Scenario& scenario, const LiveOptions& options) {
   Coordinator coord(placement, {ch[0].get(), ch[1].get()}, sides);
   // Predicted times: the WAN link's α-β between the sides; within a side the ranks share a
   // process and the kernel's loopback path, modelled as the NIC (α = one packet, β = 1/NIC).
-  coll::AlphaBeta intra;
-  intra.alpha = scenario.topology.regions[0].nic_rate.transmit_time(scenario.transport.config.mtu_bytes +
-                                                                    transport::kFrameOverheadBytes);
-  intra.beta_ns_per_byte = 8e9 / static_cast<double>(scenario.topology.regions[0].nic_rate.bps);
+  const coll::AlphaBeta intra =
+      path_alpha_beta(Duration{0}, Duration{0}, scenario.topology.regions[0].nic_rate,
+                      predicted_packet_bytes(scenario.transport.config.mtu_bytes));
   CollectiveDriver driver(loop, coord, placement, iteration_plans(scenario.workload),
                           coll::LinkModel::two_level(2, intra, alpha_beta(scenario, profile)),
                           scenario.workload.nccl);

@@ -18,13 +18,10 @@
 #include <nlohmann/json.hpp>
 
 #include "core/time.h"
+#include "harness/run/queue_pairs.h"
 #include "harness/run/sim_result.h"
 
 namespace gw {
-
-// Live queue pairs from here up carry the collective library's signalling (Traffic::kControl,
-// NCCL's slot-free messages); data queue pairs start at 0x100.
-constexpr std::uint32_t kFirstControlQp = 0x10000;
 
 class LiveSeries {
  public:

@@ -18,6 +18,8 @@
 #include "generators/cc/congestion_control.h"
 #include "generators/transport/queue_pair.h"
 #include "harness/run/collective_driver.h"
+#include "harness/run/link_model.h"
+#include "harness/run/queue_pairs.h"
 #include "harness/run/recording_cc.h"
 
 namespace gw {
@@ -246,8 +248,6 @@ class SimRun final : public fabric::Receiver, public Wakeable, public MessageSer
   Instant next_sample_ = kEpoch;
 };
 
-constexpr std::uint32_t kFirstQp = 0x100;
-
 void SimHost::wake(Instant now) {
   if (busy_ && tx_done_ <= now) {
     busy_ = false;
@@ -399,17 +399,15 @@ void SimRun::start_collectives() {
 coll::LinkModel SimRun::link_model() const {
   const std::uint32_t n = net_.region_count();
   coll::LinkModel links = coll::LinkModel::uniform(n, coll::AlphaBeta{});
-  const std::uint32_t packet = scenario_.transport.config.mtu_bytes + transport::kFrameOverheadBytes;
+  const std::uint32_t packet = predicted_packet_bytes(scenario_.transport.config.mtu_bytes);
   for (std::uint32_t a = 0; a < n; ++a) {
     for (std::uint32_t b = 0; b < n; ++b) {
       if (net_.region(a).hosts == 0 || net_.region(b).hosts == 0) {
         continue;
       }
-      const BitRate slowest = net_.bottleneck_rate(a, b);
-      coll::AlphaBeta& m = links.pair[static_cast<std::size_t>(a) * n + b];
-      m.alpha = net_.base_delay(a, b) + (slowest.unlimited() ? Duration{0} : slowest.transmit_time(packet));
-      m.beta_ns_per_byte = slowest.unlimited() ? 0 : 8e9 / static_cast<double>(slowest.bps);
-      m.rtt = net_.base_delay(a, b) + net_.base_delay(b, a);
+      links.pair[static_cast<std::size_t>(a) * n + b] =
+          path_alpha_beta(net_.base_delay(a, b), net_.base_delay(a, b) + net_.base_delay(b, a),
+                          net_.bottleneck_rate(a, b), packet);
     }
   }
   return links;
