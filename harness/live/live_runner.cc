@@ -495,159 +495,173 @@ void check_live_scenario(const Scenario& s) {
   }
 }
 
-LiveRun run_live(const Scenario& scenario, const LiveOptions& options) {
-  check_live_scenario(scenario);
-  const bool ports = !options.ports[0].empty();
-  if (options.bench != "netns" && !(ports && options.bench == "ports")) {
-    throw InputError("--bench", "",
-                     "only \"netns\" (ci/bench-netns) is supported, got \"" + options.bench + "\"");
-  }
-  if (geteuid() != 0) {
-    throw EnvironmentError("live mode needs root (network namespaces, af_packet ports for the emulator)");
-  }
-  // The namespace bench, or the given ports with the endpoints in the given namespaces.
-  const std::array<LiveSide, 2> sides =
-      ports ? port_sides(options.ports, options.endpoint_netns) : netns_bench_sides();
-  const fs::path work = fs::absolute(options.work_dir);
-  fs::create_directories(work);
-  const std::string self = fs::read_symlink("/proc/self/exe").string();
-  const std::string scenario_file = fs::absolute(scenario.file).string();
-  std::array<std::string, 2> regions{scenario.topology.regions[0].name, scenario.topology.regions[1].name};
+namespace {
 
-  const bool tcp = !options.tcp_cc.empty();
-  LiveRun run;
-  // The coordinator times the ops (it starts each step when the previous one is reported
-  // delivered): it runs at the instruments' priority too while the run lasts.
-  const int old_nice = getpriority(PRIO_PROCESS, 0);
-  (void)setpriority(PRIO_PROCESS, 0, std::stoi(kPriority));
-  struct RestoreNice {
-    int nice;
-    ~RestoreNice() { (void)setpriority(PRIO_PROCESS, 0, nice); }
-  } restore_nice{old_nice};
-  // SIGINT and SIGTERM end the run (a fault) while it lasts; the caller's handlers are back
-  // however run_live leaves, a throw included, once the teardown is done (declared before it).
-  struct InterruptHandlers {
-    void (*old_int)(int) = std::signal(SIGINT, on_interrupt);
-    void (*old_term)(int) = std::signal(SIGTERM, on_interrupt);
-    ~InterruptHandlers() {
-      std::signal(SIGINT, old_int);
-      std::signal(SIGTERM, old_term);
-    }
-  } interrupt_handlers;
-  Teardown td;
-  g_interrupted = 0;
+// What every step of a live run reads: the scenario, the options, where things are.
+struct LiveContext {
+  LiveContext(const Scenario& s, const LiveOptions& o) : scenario(s), options(o) {}
+  const Scenario& scenario;
+  const LiveOptions& options;
+  bool ports = false;  // --ports: the user's interfaces, not the namespace bench
+  std::array<LiveSide, 2> sides;
+  std::array<std::string, 2> regions;
+  fs::path work;
+  std::string self;
+  std::string scenario_file;
+  bool tcp = false;  // a kernel TCP baseline
+};
 
-  const double load_at_start = load_average();
-  // The bench and the emulator with the scenario's WAN profile.
-  const Profile profile = emu_profile(scenario);
-  const fs::path profile_file = work / "emu-profile.json";
-  std::ofstream(profile_file) << profile_to_json(profile).dump(2) << "\n";
-  if (ports) {  // the user's interfaces: up, nothing else changed
-    for (const LiveSide& side : sides) {
+// The coordinator runs at the instruments' priority while the run lasts (it starts each step
+// when the previous one is reported delivered), and SIGINT / SIGTERM end the run as a fault;
+// both are restored however the run leaves, a throw included.
+class RunSignalsAndPriority {
+ public:
+  RunSignalsAndPriority()
+      : old_nice_(getpriority(PRIO_PROCESS, 0)),
+        old_int_(std::signal(SIGINT, on_interrupt)),
+        old_term_(std::signal(SIGTERM, on_interrupt)) {
+    (void)setpriority(PRIO_PROCESS, 0, std::stoi(kPriority));
+    g_interrupted = 0;
+  }
+  ~RunSignalsAndPriority() {
+    std::signal(SIGINT, old_int_);
+    std::signal(SIGTERM, old_term_);
+    (void)setpriority(PRIO_PROCESS, 0, old_nice_);
+  }
+  RunSignalsAndPriority(const RunSignalsAndPriority&) = delete;
+  RunSignalsAndPriority& operator=(const RunSignalsAndPriority&) = delete;
+
+ private:
+  int old_nice_;
+  void (*old_int_)(int);
+  void (*old_term_)(int);
+};
+
+// The namespace bench up (torn down by `td` if this run brought it up), or the user's ports up.
+void bring_up_bench(const LiveContext& c, Teardown& td) {
+  if (c.ports) {  // the user's interfaces: up, nothing else changed
+    for (const LiveSide& side : c.sides) {
       if (run_command({"ip", "link", "set", side.port, "up"}) != 0) {
         throw EnvironmentError("live mode: cannot bring " + side.port + " up");
       }
     }
-  } else {
-    td.script = bench_script();
-    td.bench_ours = !bench_is_up();
-    if (run_command({td.script, "up"}) != 0) {
-      throw EnvironmentError("live mode: " + td.script + " up failed");
-    }
+    return;
   }
-  // The hosts' counters are read on the namespace bench only (live_host_counters.h).
-  const nlohmann::json hosts_before = ports ? nlohmann::json::object() : read_host_counters();
-  td.dpdk_prefix = "gw-live-" + std::to_string(getpid());
-  // The emulator; a restarted one (after it died mid-run) writes its logs and stats to files of
-  // its own: emu-2.out, emu-stats-2.json, ... (its periodic stats, each second, are what is
-  // left of the counts of one that was killed).
-  std::vector<fs::path> emu_stats_files;
-  fs::path emu_out_file;
-  auto start_emu = [&] {
-    const std::string n = emu_stats_files.empty() ? "" : "-" + std::to_string(emu_stats_files.size() + 1);
-    emu_stats_files.push_back(work / ("emu-stats" + n + ".json"));
-    emu_out_file = work / ("emu" + n + ".out");
-    return std::make_unique<Child>(
+  td.script = bench_script();
+  td.bench_ours = !bench_is_up();
+  if (run_command({td.script, "up"}) != 0) {
+    throw EnvironmentError("live mode: " + td.script + " up failed");
+  }
+}
+
+// Starts `gradwall emu` between the two sides' ports; a restarted one (after it died mid-run)
+// writes its logs and stats to files of its own: emu-2.out, emu-stats-2.json, ... (its
+// periodic stats, each second, are what is left of the counts of one that was killed).
+class EmulatorLauncher {
+ public:
+  EmulatorLauncher(const LiveContext& c, fs::path profile_file, std::string dpdk_prefix)
+      : c_(&c), profile_file_(std::move(profile_file)), dpdk_prefix_(std::move(dpdk_prefix)) {}
+
+  std::unique_ptr<Child> start() {
+    const std::string n = stats_files_.empty() ? "" : "-" + std::to_string(stats_files_.size() + 1);
+    stats_files_.push_back(c_->work / ("emu-stats" + n + ".json"));
+    out_file_ = c_->work / ("emu" + n + ".out");
+    const std::vector<std::string> argv{
+        "nice",
+        "-n",
+        kPriority,
+        c_->self,
         "emu",
-        std::vector<std::string>{"nice",
-                                 "-n",
-                                 kPriority,
-                                 self,
-                                 "emu",
-                                 "--profile",
-                                 profile_file.string(),
-                                 "--stats-json",
-                                 emu_stats_files.back().string(),
-                                 "--stats-interval",
-                                 "1",
-                                 "--",
-                                 "--no-huge",
-                                 "-m",
-                                 "512",
-                                 "--no-pci",
-                                 "--file-prefix=" + td.dpdk_prefix,
-                                 floating_lcore(),
-                                 "--vdev=net_af_packet0,iface=" + sides[0].port + ",framecnt=" + kRingFrames,
-                                 "--vdev=net_af_packet1,iface=" + sides[1].port + ",framecnt=" + kRingFrames},
-        emu_out_file.string(), (work / ("emu" + n + ".err")).string());
-  };
-  td.emu = start_emu();
-  std::cerr << "live: emu started (pid " << td.emu->pid() << "), profile " << profile_file.string() << "\n";
-  // One ping from side A to side B across the emulator: is it forwarding (at start, and after
-  // a restart)?
-  const std::vector<std::string> ping_across{"ip", "netns", "exec", sides[0].netns,  "ping", "-c",
-                                             "1",  "-W",    "1",    sides[1].address};
-  const std::int64_t ready_by = endpoints::monotonic_ns() + options.start_timeout.count();
+        "--profile",
+        profile_file_.string(),
+        "--stats-json",
+        stats_files_.back().string(),
+        "--stats-interval",
+        "1",
+        "--",
+        "--no-huge",
+        "-m",
+        "512",
+        "--no-pci",
+        "--file-prefix=" + dpdk_prefix_,
+        floating_lcore(),
+        "--vdev=net_af_packet0,iface=" + c_->sides[0].port + ",framecnt=" + kRingFrames,
+        "--vdev=net_af_packet1,iface=" + c_->sides[1].port + ",framecnt=" + kRingFrames};
+    return std::make_unique<Child>("emu", argv, out_file_.string(),
+                                   (c_->work / ("emu" + n + ".err")).string());
+  }
+  const std::vector<fs::path>& stats_files() const { return stats_files_; }
+  const fs::path& out_file() const { return out_file_; }
+
+ private:
+  const LiveContext* c_;
+  fs::path profile_file_;
+  std::string dpdk_prefix_;
+  std::vector<fs::path> stats_files_;
+  fs::path out_file_;
+};
+
+// One ping from side A to side B across the emulator: is it forwarding?
+std::vector<std::string> ping_across(const LiveContext& c) {
+  return {"ip", "netns", "exec", c.sides[0].netns, "ping", "-c", "1", "-W", "1", c.sides[1].address};
+}
+
+// Pings across until the emulator forwards; EnvironmentError when it does not by `ready_by`.
+void wait_forwarding(const LiveContext& c, Child& emu, std::int64_t ready_by) {
   bool forwarding = false;
-  while (!forwarding && endpoints::monotonic_ns() < ready_by && td.emu->running() && g_interrupted == 0) {
-    forwarding = run_command(ping_across) == 0;
+  while (!forwarding && endpoints::monotonic_ns() < ready_by && emu.running() && g_interrupted == 0) {
+    forwarding = run_command(ping_across(c)) == 0;
   }
   if (!forwarding) {
-    td.emu->stop(Duration{2'000'000'000});
+    emu.stop(Duration{2'000'000'000});
     throw EnvironmentError("live mode: the emulator did not forward between the sides within " +
-                           seconds(options.start_timeout) + "; emu " + td.emu->how_it_ended() + " (logs in " +
-                           work.string() + ")");
+                           seconds(c.options.start_timeout) + "; emu " + emu.how_it_ended() + " (logs in " +
+                           c.work.string() + ")");
   }
+}
 
-  // The endpoints, one per side, and their control connections.
-  td.socket_dir = "/tmp/gw-live-" + std::to_string(getpid());
-  fs::create_directories(td.socket_dir);
-  const std::string sock = td.socket_dir + "/ctl.sock";
-  td.listen_fd = listen_unix(sock);
+// One endpoint process per side (`gradwall endpoint`, or `endpoint-tcp` for a kernel TCP
+// baseline), told to connect to the coordinator's socket `sock`.
+void start_endpoints(const LiveContext& c, const std::string& sock, Teardown& td) {
   for (std::uint32_t side = 0; side < 2; ++side) {
-    const std::string name = "endpoint " + regions[side];
-    const std::string base = (work / ("endpoint-" + regions[side])).string();
+    const std::string name = "endpoint " + c.regions[side];
+    const std::string base = (c.work / ("endpoint-" + c.regions[side])).string();
     std::vector<std::string> argv{"nice",
                                   "-n",
                                   kPriority,
                                   "ip",
                                   "netns",
                                   "exec",
-                                  sides[side].netns,
-                                  self,
-                                  tcp ? "endpoint-tcp" : "endpoint",
+                                  c.sides[side].netns,
+                                  c.self,
+                                  c.tcp ? "endpoint-tcp" : "endpoint",
                                   "--control",
                                   sock,
                                   "--side",
                                   std::to_string(side),
                                   "--address",
-                                  sides[side].address,
+                                  c.sides[side].address,
                                   "--scenario",
-                                  scenario_file};
-    if (tcp) {  // a kernel TCP baseline: the same protocol, TCP sockets (live_tcp_endpoint.cc)
-      argv.insert(argv.end(), {"--cc", options.tcp_cc, "--max-pacing-rate-bps",
-                               std::to_string(options.max_pacing_rate_bps)});
+                                  c.scenario_file};
+    if (c.tcp) {  // a kernel TCP baseline: the same protocol, TCP sockets (live_tcp_endpoint.cc)
+      argv.insert(argv.end(), {"--cc", c.options.tcp_cc, "--max-pacing-rate-bps",
+                               std::to_string(c.options.max_pacing_rate_bps)});
     } else {
-      argv.insert(argv.end(), {"--io", options.endpoints});
+      argv.insert(argv.end(), {"--io", c.options.endpoints});
     }
     td.endpoints.push_back(std::make_unique<Child>(name, argv, base + ".out", base + ".err"));
     std::cerr << "live: " << name << " started (pid " << td.endpoints.back()->pid() << ", netns "
-              << sides[side].netns << ")\n";
+              << c.sides[side].netns << ")\n";
   }
+}
+
+// The endpoints' control connections, by side, once each has said hello.
+std::array<std::unique_ptr<LineChannel>, 2> accept_endpoints(const LiveContext& c, Teardown& td,
+                                                             std::int64_t ready_by) {
   std::array<std::unique_ptr<LineChannel>, 2> ch;
   for (int accepted = 0; accepted < 2;) {
     pollfd p{td.listen_fd, POLLIN, 0};
-    const bool late = endpoints::monotonic_ns() > ready_by + options.start_timeout.count();
+    const bool late = endpoints::monotonic_ns() > ready_by + c.options.start_timeout.count();
     for (auto& e : td.endpoints) {
       if (!e->running() || late) {
         throw EnvironmentError("live mode: " + e->name() +
@@ -657,196 +671,279 @@ LiveRun run_live(const Scenario& scenario, const LiveOptions& options) {
     if (::poll(&p, 1, 100) <= 0) {
       continue;
     }
-    auto c = std::make_unique<LineChannel>(accept4(td.listen_fd, nullptr, nullptr, SOCK_CLOEXEC));
-    const auto hello = c->receive_one(Duration{5'000'000'000});
+    auto channel = std::make_unique<LineChannel>(accept4(td.listen_fd, nullptr, nullptr, SOCK_CLOEXEC));
+    const auto hello = channel->receive_one(Duration{5'000'000'000});
     if (!hello || hello->value("t", "") != "hello") {
       throw EnvironmentError("live mode: an endpoint connected but did not say hello");
     }
-    const auto side = hello->at("side").get<std::uint32_t>();
-    ch.at(side) = std::move(c);
+    ch.at(hello->at("side").get<std::uint32_t>()) = std::move(channel);
     ++accepted;
   }
+  return ch;
+}
+
+// Sends each endpoint the run's epoch and waits for both to be ready.
+endpoints::RunTime start_endpoints_clock(const LiveContext& c, Teardown& td,
+                                         const std::array<std::unique_ptr<LineChannel>, 2>& ch) {
   const endpoints::RunTime rt(endpoints::monotonic_ns());
-  for (auto& c : ch) {
-    c->send({{"t", "start"}, {"epoch_ns", rt.epoch_ns()}});
+  for (const auto& channel : ch) {
+    channel->send({{"t", "start"}, {"epoch_ns", rt.epoch_ns()}});
   }
   for (std::uint32_t side = 0; side < 2; ++side) {
-    const auto ready = ch[side]->receive_one(options.start_timeout);
+    const auto ready = ch[side]->receive_one(c.options.start_timeout);
     if (!ready || ready->value("t", "") != "ready") {
       throw EnvironmentError(
-          "live mode: endpoint " + regions[side] + " did not get ready; it " +
+          "live mode: endpoint " + c.regions[side] + " did not get ready; it " +
           (td.endpoints[side]->running() ? "is still running" : td.endpoints[side]->how_it_ended()));
     }
   }
+  return rt;
+}
 
-  // The run: the simulator's CollectiveDriver on a loop that follows the real clock.
-  coll::Placement placement;
-  for (std::uint32_t r = 0; r < 2; ++r) {
-    for (std::uint32_t i = 0; i < scenario.topology.regions[r].hosts; ++i) {
-      placement.region.push_back(r);
-    }
-  }
-  EventLoop loop;
-  Coordinator coord(placement, {ch[0].get(), ch[1].get()}, sides);
-  // Predicted times: the WAN link's α-β between the sides; within a side the ranks share a
-  // process and the kernel's loopback path, modelled as the NIC (α = one packet, β = 1/NIC).
-  const coll::AlphaBeta intra =
-      path_alpha_beta(Duration{0}, Duration{0}, scenario.topology.regions[0].nic_rate,
-                      predicted_packet_bytes(scenario.transport.config.mtu_bytes));
-  CollectiveDriver driver(loop, coord, placement, iteration_plans(scenario.workload),
-                          coll::LinkModel::two_level(2, intra, alpha_beta(scenario, profile)),
-                          scenario.workload.nccl);
-  // The workload's flows and the background traffic: beside the collectives, never holding
-  // the run (a "flows" workload runs for workload.duration).
-  LiveFlows flows(loop, scenario, regions,
-                  [&](std::uint32_t side, std::uint32_t qp, std::uint32_t peer, std::uint64_t msg,
-                      std::uint64_t bytes) { coord.post(side, qp, peer, msg, bytes); });
-  const bool flows_only = scenario.workload.kind == "flows";
-  std::array<nlohmann::json, 2> stats{};
-  // Every stats message of the run, a line each (DIR/live/endpoint-X-timeline.jsonl): the
-  // counters and the queue pairs' state once a second, for finding when a run went wrong.
-  std::array<std::ofstream, 2> timeline{std::ofstream(work / ("endpoint-" + regions[0] + "-timeline.jsonl")),
-                                        std::ofstream(work / ("endpoint-" + regions[1] + "-timeline.jsonl"))};
-  LiveSeries series(scenario.interval);  // the stats messages come at this interval
-  auto absorb = [&](std::uint32_t side, std::vector<nlohmann::json> msgs) {
-    std::sort(msgs.begin(), msgs.end(), [](const nlohmann::json& a, const nlohmann::json& b) {
-      return a.value("at_ns", std::int64_t{0}) < b.value("at_ns", std::int64_t{0});
-    });
-    for (const nlohmann::json& m : msgs) {
-      const std::string t = m.value("t", "");
-      if (t == "delivered") {
-        const Instant at = std::max(at_ns(m.at("at_ns").get<std::int64_t>()), loop.now());
-        loop.run_until(at);
-        const auto msg = m.at("msg").get<std::uint64_t>();
-        if (LiveFlows::owns(msg)) {
-          flows.delivered(msg, at);
-        } else if (!driver.settled()) {
-          driver.delivered(msg, at);
-        }
-      } else if (t == "stats") {
-        stats.at(side) = m;
-        series.add(side, m, rt.now());
-        timeline[side] << timeline_line(m, rt.now()) << "\n";
+// The run itself: the simulator's CollectiveDriver and the flows on an event loop that follows
+// the real clock, the endpoints' deliveries and stats fed in as they come, the processes
+// watched (an emulator that dies is restarted, up to options.emu_restarts times).
+class RealTimeRun {
+ public:
+  RealTimeRun(const LiveContext& c, Teardown& td, EmulatorLauncher& emu,
+              std::array<std::unique_ptr<LineChannel>, 2>& ch, const endpoints::RunTime& rt,
+              const Profile& profile, std::vector<std::string>& faults)
+      : c_(c),
+        td_(td),
+        emu_(emu),
+        ch_(ch),
+        rt_(rt),
+        faults_(faults),
+        placement_(placement_of(c.scenario)),
+        coord_(placement_, {ch[0].get(), ch[1].get()}, c.sides),
+        driver_(loop_, coord_, placement_, iteration_plans(c.scenario.workload),
+                link_model(c.scenario, profile), c.scenario.workload.nccl),
+        flows_(loop_, c.scenario, c.regions,
+               [this](std::uint32_t side, std::uint32_t qp, std::uint32_t peer, std::uint64_t msg,
+                      std::uint64_t bytes) { coord_.post(side, qp, peer, msg, bytes); }),
+        timeline_{std::ofstream(c.work / ("endpoint-" + c.regions[0] + "-timeline.jsonl")),
+                  std::ofstream(c.work / ("endpoint-" + c.regions[1] + "-timeline.jsonl"))},
+        series_(c.scenario.interval),
+        links_({c.sides[0].port, c.sides[1].port}),
+        restarts_left_(c.options.emu_restarts) {}
+
+  // Until the work is done (a "flows" workload: workload.duration), the limit, an interrupt or
+  // a process lost; returns when it stopped.
+  Instant run();
+  // The endpoints' last stats (final ones once stop_endpoints has run).
+  void stop_endpoints();
+
+  const CollectiveDriver& driver() const { return driver_; }
+  const LiveFlows& flows() const { return flows_; }
+  const Coordinator& coordinator() const { return coord_; }
+  const LiveSeries& series() const { return series_; }
+  const std::array<nlohmann::json, 2>& stats() const { return stats_; }
+
+ private:
+  static coll::Placement placement_of(const Scenario& s) {
+    coll::Placement placement;
+    for (std::uint32_t r = 0; r < 2; ++r) {
+      for (std::uint32_t i = 0; i < s.topology.regions[r].hosts; ++i) {
+        placement.region.push_back(r);
       }
     }
-  };
-  LinkWatch links({sides[0].port, sides[1].port});
-  // An emulator that dies mid-run is started again, up to options.emu_restarts times; the
-  // fault says when it died and when the restarted one forwarded again.
+    return placement;
+  }
+  // Predicted times: the WAN link's α-β between the sides; within a side the ranks share a
+  // process and the kernel's loopback path, modelled as the NIC (α = one packet, β = 1/NIC).
+  static coll::LinkModel link_model(const Scenario& s, const Profile& profile) {
+    const coll::AlphaBeta intra = path_alpha_beta(Duration{0}, Duration{0}, s.topology.regions[0].nic_rate,
+                                                  predicted_packet_bytes(s.transport.config.mtu_bytes));
+    return coll::LinkModel::two_level(2, intra, alpha_beta(s, profile));
+  }
+  void absorb(std::uint32_t side, std::vector<nlohmann::json> msgs);
+  bool endpoints_lost(Instant now);
+  bool emulator_lost(Instant now);
+  void probe_restarted_emulator();
+
   struct Restart {
     Instant died;
-    std::size_t fault;  // its entry in run.faults
+    std::size_t fault;  // its entry in faults_
     Instant next_probe = kEpoch;
   };
-  std::optional<Restart> restart;
-  int restarts_left = options.emu_restarts;
-  const Instant limit = kEpoch + scenario.workload.duration;
-  loop.run_until(rt.now());  // the run starts now, not at the epoch: the endpoints took a while to get ready
-  driver.start(loop.now());
-  flows.start(loop.now());
-  while (flows_only || !driver.settled()) {
-    const Instant now = std::max(rt.now(), loop.now());
+
+  const LiveContext& c_;
+  Teardown& td_;
+  EmulatorLauncher& emu_;
+  std::array<std::unique_ptr<LineChannel>, 2>& ch_;
+  const endpoints::RunTime& rt_;
+  std::vector<std::string>& faults_;
+  EventLoop loop_;
+  coll::Placement placement_;
+  Coordinator coord_;
+  CollectiveDriver driver_;
+  LiveFlows flows_;
+  std::array<nlohmann::json, 2> stats_{};
+  // Every stats message of the run, a line each (DIR/live/endpoint-X-timeline.jsonl): the
+  // counters and the queue pairs' state once a second, for finding when a run went wrong.
+  std::array<std::ofstream, 2> timeline_;
+  LiveSeries series_;  // the stats messages come at the scenario's interval
+  LinkWatch links_;
+  std::optional<Restart> restart_;
+  int restarts_left_;
+};
+
+void RealTimeRun::absorb(std::uint32_t side, std::vector<nlohmann::json> msgs) {
+  std::sort(msgs.begin(), msgs.end(), [](const nlohmann::json& a, const nlohmann::json& b) {
+    return a.value("at_ns", std::int64_t{0}) < b.value("at_ns", std::int64_t{0});
+  });
+  for (const nlohmann::json& m : msgs) {
+    const std::string t = m.value("t", "");
+    if (t == "delivered") {
+      const Instant at = std::max(at_ns(m.at("at_ns").get<std::int64_t>()), loop_.now());
+      loop_.run_until(at);
+      const auto msg = m.at("msg").get<std::uint64_t>();
+      if (LiveFlows::owns(msg)) {
+        flows_.delivered(msg, at);
+      } else if (!driver_.settled()) {
+        driver_.delivered(msg, at);
+      }
+    } else if (t == "stats") {
+      stats_.at(side) = m;
+      series_.add(side, m, rt_.now());
+      timeline_[side] << timeline_line(m, rt_.now()) << "\n";
+    }
+  }
+}
+
+bool RealTimeRun::endpoints_lost(Instant now) {
+  bool lost = false;
+  for (std::uint32_t side = 0; side < 2; ++side) {
+    Child& e = *td_.endpoints[side];
+    if (ch_[side]->closed() || !e.running()) {
+      e.wait_for(Duration{1'000'000'000});
+      faults_.push_back(e.name() + " (pid " + std::to_string(e.pid()) + ", netns " + c_.sides[side].netns +
+                        ") " + e.how_it_ended() + " " + seconds(now - kEpoch) + " into the run");
+      lost = true;
+    }
+  }
+  return lost;
+}
+
+// A dead emulator is a fault; restarted while restarts are left (the endpoints' transport
+// retransmits what it held). True when the run cannot go on.
+bool RealTimeRun::emulator_lost(Instant now) {
+  if (td_.emu->running()) {
+    return false;
+  }
+  std::string fault = "emu (pid " + std::to_string(td_.emu->pid()) + ") " + td_.emu->how_it_ended() + " " +
+                      seconds(now - kEpoch) + " into the run";
+  bool lost = true;
+  if (restarts_left_ > 0) {
+    --restarts_left_;
+    td_.past_emus.push_back(std::move(td_.emu));
+    try {
+      td_.emu = emu_.start();
+      fault += "; restarted (pid " + std::to_string(td_.emu->pid()) + ")";
+      restart_ = Restart{now, faults_.size(), kEpoch};
+      td_.probe.reset();
+      std::cerr << "live: " << fault << "\n";
+      lost = false;
+    } catch (const EnvironmentError& e) {
+      fault += "; could not restart it: " + std::string(e.what());
+    }
+  }
+  faults_.push_back(fault);
+  return lost;
+}
+
+// A ping across the restarted emulator every 200 ms: when is it forwarding again?
+void RealTimeRun::probe_restarted_emulator() {
+  if (!restart_) {
+    return;
+  }
+  if (td_.probe && !td_.probe->running() && td_.probe->exited_ok()) {
+    faults_[restart_->fault] +=
+        ", forwarding again " + seconds(rt_.now() - restart_->died) + " after it died";
+    restart_.reset();
+    td_.probe.reset();
+  } else if ((!td_.probe || !td_.probe->running()) && rt_.now() >= restart_->next_probe) {
+    restart_->next_probe = rt_.now() + Duration{200'000'000};
+    td_.probe = std::make_unique<Child>("ping", ping_across(c_), "/dev/null", "/dev/null");
+  }
+}
+
+Instant RealTimeRun::run() {
+  const bool flows_only = c_.scenario.workload.kind == "flows";
+  const Instant limit = kEpoch + c_.scenario.workload.duration;
+  loop_.run_until(
+      rt_.now());  // the run starts now, not at the epoch: the endpoints took a while to get ready
+  driver_.start(loop_.now());
+  flows_.start(loop_.now());
+  while (flows_only || !driver_.settled()) {
+    const Instant now = std::max(rt_.now(), loop_.now());
     if (now > limit) {
       break;
     }
     if (g_interrupted != 0) {
-      run.faults.push_back("the run was interrupted by " + signal_text(g_interrupted) + " " +
-                           seconds(now - kEpoch) + " into the run");
+      faults_.push_back("the run was interrupted by " + signal_text(g_interrupted) + " " +
+                        seconds(now - kEpoch) + " into the run");
       break;
     }
-    loop.run_until(now);
-    links.poll(now);
+    loop_.run_until(now);
+    links_.poll(now);
     for (std::uint32_t side = 0; side < 2; ++side) {
-      absorb(side, ch[side]->receive());
+      absorb(side, ch_[side]->receive());
     }
-    bool lost = false;
-    for (std::uint32_t side = 0; side < 2; ++side) {
-      Child& e = *td.endpoints[side];
-      if (ch[side]->closed() || !e.running()) {
-        e.wait_for(Duration{1'000'000'000});
-        run.faults.push_back(e.name() + " (pid " + std::to_string(e.pid()) + ", netns " + sides[side].netns +
-                             ") " + e.how_it_ended() + " " + seconds(now - kEpoch) + " into the run");
-        lost = true;
-      }
-    }
-    if (!td.emu->running()) {
-      std::string fault = "emu (pid " + std::to_string(td.emu->pid()) + ") " + td.emu->how_it_ended() + " " +
-                          seconds(now - kEpoch) + " into the run";
-      if (restarts_left > 0) {  // the endpoints' transport retransmits what it held
-        --restarts_left;
-        td.past_emus.push_back(std::move(td.emu));
-        try {
-          td.emu = start_emu();
-          fault += "; restarted (pid " + std::to_string(td.emu->pid()) + ")";
-          restart = Restart{now, run.faults.size(), kEpoch};
-          td.probe.reset();
-          std::cerr << "live: " << fault << "\n";
-        } catch (const EnvironmentError& e) {
-          fault += "; could not restart it: " + std::string(e.what());
-          lost = true;
-        }
-      } else {
-        lost = true;
-      }
-      run.faults.push_back(fault);
-    }
-    if (restart && !lost) {  // a ping across the restarted emulator: when is it forwarding again?
-      if (td.probe && !td.probe->running() && td.probe->exited_ok()) {
-        run.faults[restart->fault] +=
-            ", forwarding again " + seconds(rt.now() - restart->died) + " after it died";
-        restart.reset();
-        td.probe.reset();
-      } else if ((!td.probe || !td.probe->running()) && rt.now() >= restart->next_probe) {
-        restart->next_probe = rt.now() + Duration{200'000'000};
-        td.probe = std::make_unique<Child>("ping", ping_across, "/dev/null", "/dev/null");
-      }
-    }
-    if (lost) {
+    const bool lost = endpoints_lost(now);
+    if (emulator_lost(now) || lost) {
       break;
     }
-    const Instant next = loop.next_event_time();
+    probe_restarted_emulator();
+    const Instant next = loop_.next_event_time();
     const std::int64_t wait_ms =
-        next == kNever ? 10 : std::clamp<std::int64_t>((ns_of(next) - ns_of(rt.now())) / 1'000'000, 0, 10);
-    std::array<pollfd, 2> fds{pollfd{ch[0]->fd(), POLLIN, 0}, pollfd{ch[1]->fd(), POLLIN, 0}};
+        next == kNever ? 10 : std::clamp<std::int64_t>((ns_of(next) - ns_of(rt_.now())) / 1'000'000, 0, 10);
+    std::array<pollfd, 2> fds{pollfd{ch_[0]->fd(), POLLIN, 0}, pollfd{ch_[1]->fd(), POLLIN, 0}};
     (void)::poll(fds.data(), fds.size(), static_cast<int>(wait_ms));
   }
-  const Instant stop = std::max(rt.now(), loop.now());
-  if (restart && td.emu->running()) {
-    run.faults[restart->fault] += ", not seen forwarding again by the end of the run";
+  const Instant stop = std::max(rt_.now(), loop_.now());
+  if (restart_ && td_.emu->running()) {
+    faults_[restart_->fault] += ", not seen forwarding again by the end of the run";
   }
-  td.probe.reset();
-  links.poll(stop + Duration{50'000'000});  // a port still down at the end
-  for (std::string& f : links.faults(stop)) {
-    run.faults.push_back(std::move(f));
+  td_.probe.reset();
+  links_.poll(stop + Duration{50'000'000});  // a port still down at the end
+  for (std::string& f : links_.faults(stop)) {
+    faults_.push_back(std::move(f));
   }
-  const bool completed = driver.done();
-  if (!completed && run.faults.empty()) {
-    run.faults.push_back("the workload did not finish within workload.duration (" +
-                         seconds(scenario.workload.duration) + ")");
+  if (!driver_.done() && faults_.empty()) {
+    faults_.push_back("the workload did not finish within workload.duration (" +
+                      seconds(c_.scenario.workload.duration) + ")");
   }
+  return stop;
+}
 
-  // Final counters from the endpoints still alive, then everything down.
+// "stop" to the endpoints still alive, their final stats, and their exit.
+void RealTimeRun::stop_endpoints() {
   for (std::uint32_t side = 0; side < 2; ++side) {
-    if (!td.endpoints[side]->running() || ch[side]->closed()) {
+    if (!td_.endpoints[side]->running() || ch_[side]->closed()) {
       continue;
     }
-    ch[side]->send({{"t", "stop"}});
+    ch_[side]->send({{"t", "stop"}});
     const std::int64_t end = endpoints::monotonic_ns() + 5'000'000'000;
     bool final = false;
-    while (!final && endpoints::monotonic_ns() < end && !ch[side]->closed()) {
-      for (const nlohmann::json& m : ch[side]->receive()) {
+    while (!final && endpoints::monotonic_ns() < end && !ch_[side]->closed()) {
+      for (const nlohmann::json& m : ch_[side]->receive()) {
         if (m.value("t", "") == "stats") {
-          stats.at(side) = m;
+          stats_.at(side) = m;
           final = m.value("final", false);
         }
       }
-      pollfd p{ch[side]->fd(), POLLIN, 0};
+      pollfd p{ch_[side]->fd(), POLLIN, 0};
       (void)::poll(&p, 1, 50);
     }
-    if (!td.endpoints[side]->wait_for(Duration{5'000'000'000})) {
-      run.faults.push_back(td.endpoints[side]->name() + " did not exit after stop");
+    if (!td_.endpoints[side]->wait_for(Duration{5'000'000'000})) {
+      faults_.push_back(td_.endpoints[side]->name() + " did not exit after stop");
     }
   }
+}
+
+// Every process down (endpoints, emulators): their records, and the emulator's exit as a fault.
+nlohmann::json stop_processes(Teardown& td, const EmulatorLauncher& emu, std::vector<std::string>& faults) {
   nlohmann::json processes = nlohmann::json::array();
   for (auto& e : td.endpoints) {
     e->kill_and_reap();
@@ -858,14 +955,103 @@ LiveRun run_live(const Scenario& scenario, const LiveOptions& options) {
   }
   processes.push_back(td.emu->to_json());
   if (td.emu->exit_code() == 1) {
-    run.faults.push_back("emu: its packet accounting or mbuf check failed at exit (see " +
-                         emu_out_file.string() + ")");
-  } else if (!td.emu->exited_ok() && run.faults.empty()) {
-    run.faults.push_back("emu " + td.emu->how_it_ended());
+    faults.push_back("emu: its packet accounting or mbuf check failed at exit (see " +
+                     emu.out_file().string() + ")");
+  } else if (!td.emu->exited_ok() && faults.empty()) {
+    faults.push_back("emu " + td.emu->how_it_ended());
   }
-  const nlohmann::json emu_stats = emulator_stats(emu_stats_files);
+  return processes;
+}
+
+// The endpoints' last words, whole (DIR/live/endpoint-X-stats.json), and the live section's
+// view of them (without the delay histograms).
+nlohmann::json endpoints_section(const LiveContext& c, const std::array<nlohmann::json, 2>& stats) {
+  nlohmann::json out = nlohmann::json::array();
+  for (std::uint32_t side = 0; side < 2; ++side) {
+    std::ofstream(c.work / ("endpoint-" + c.regions[side] + "-stats.json")) << stats.at(side).dump() << "\n";
+    nlohmann::json e = stats.at(side);
+    if (e.is_object()) {
+      e.erase("one_way_delay_us");
+      e.erase("one_way_delay_remote_us");
+      e.erase("t");
+    }
+    out.push_back({{"region", c.regions[side]},
+                   {"netns", c.sides[side].netns},
+                   {"address", c.sides[side].address},
+                   {c.tcp ? "tcp_port" : "udp_port", c.tcp ? 4792 : transport::kRoceUdpPort},
+                   {"last_stats", e}});
+  }
+  return out;
+}
+
+LiveContext context_of(const Scenario& scenario, const LiveOptions& options) {
+  check_live_scenario(scenario);
+  const bool ports = !options.ports[0].empty();
+  if (options.bench != "netns" && !(ports && options.bench == "ports")) {
+    throw InputError("--bench", "",
+                     "only \"netns\" (ci/bench-netns) is supported, got \"" + options.bench + "\"");
+  }
+  if (geteuid() != 0) {
+    throw EnvironmentError("live mode needs root (network namespaces, af_packet ports for the emulator)");
+  }
+  LiveContext c(scenario, options);
+  c.ports = ports;
+  // The namespace bench, or the given ports with the endpoints in the given namespaces.
+  c.sides = ports ? port_sides(options.ports, options.endpoint_netns) : netns_bench_sides();
+  c.regions = {scenario.topology.regions[0].name, scenario.topology.regions[1].name};
+  c.work = fs::absolute(options.work_dir);
+  fs::create_directories(c.work);
+  c.self = fs::read_symlink("/proc/self/exe").string();
+  c.scenario_file = fs::absolute(scenario.file).string();
+  c.tcp = !options.tcp_cc.empty();
+  return c;
+}
+
+}  // namespace
+
+LiveRun run_live(const Scenario& scenario, const LiveOptions& options) {
+  const LiveContext c = context_of(scenario, options);
+  LiveRun run;
+  RunSignalsAndPriority signals_and_priority;  // restored after the teardown (declared before it)
+  Teardown td;
+  const double load_at_start = load_average();
+
+  // The bench and the emulator with the scenario's WAN profile.
+  const Profile profile = emu_profile(scenario);
+  const fs::path profile_file = c.work / "emu-profile.json";
+  std::ofstream(profile_file) << profile_to_json(profile).dump(2) << "\n";
+  bring_up_bench(c, td);
+  // The hosts' counters are read on the namespace bench only (live_host_counters.h).
+  const nlohmann::json hosts_before = c.ports ? nlohmann::json::object() : read_host_counters();
+  td.dpdk_prefix = "gw-live-" + std::to_string(getpid());
+  EmulatorLauncher emu(c, profile_file, td.dpdk_prefix);
+  td.emu = emu.start();
+  std::cerr << "live: emu started (pid " << td.emu->pid() << "), profile " << profile_file.string() << "\n";
+  const std::int64_t ready_by = endpoints::monotonic_ns() + options.start_timeout.count();
+  wait_forwarding(c, *td.emu, ready_by);
+
+  // The endpoints, one per side, and their control connections.
+  td.socket_dir = "/tmp/gw-live-" + std::to_string(getpid());
+  fs::create_directories(td.socket_dir);
+  const std::string sock = td.socket_dir + "/ctl.sock";
+  td.listen_fd = listen_unix(sock);
+  start_endpoints(c, sock, td);
+  std::array<std::unique_ptr<LineChannel>, 2> ch = accept_endpoints(c, td, ready_by);
+  const endpoints::RunTime rt = start_endpoints_clock(c, td, ch);
+
+  RealTimeRun real_time(c, td, emu, ch, rt, profile, run.faults);
+  const Instant stop = real_time.run();
+  const bool completed = real_time.driver().done();
+  real_time.stop_endpoints();
+  const nlohmann::json processes = stop_processes(td, emu, run.faults);
+  const nlohmann::json emu_stats = emulator_stats(emu.stats_files());
   const nlohmann::json host_delta =
-      ports ? nlohmann::json::object() : host_counter_delta(hosts_before, read_host_counters());
+      c.ports ? nlohmann::json::object() : host_counter_delta(hosts_before, read_host_counters());
+  // An emulator that left no final counts died with packets in it: one restarted, or the
+  // last one killed (its periodic stats say "final": false). One that exited 1 on its own
+  // checks did write them.
+  const bool emulator_died =
+      !td.past_emus.empty() || !(emu_stats.is_object() && emu_stats.value("final", false));
   td.run();
 
   SimResult& r = run.result;
@@ -877,43 +1063,21 @@ LiveRun run_live(const Scenario& scenario, const LiveOptions& options) {
   r.completed = completed;
   r.scenario_json = scenario.source;
   r.warmup_iterations = scenario.warmup_iterations;
-  run.series_flows = series.fill(r.series, stop);
-  const nlohmann::json unfinished = add_driver_results(driver, true, r);
-  // An emulator that left no final counts died with packets in it: one restarted, or the
-  // last one killed (its periodic stats say "final": false). One that exited 1 on its own
-  // checks did write them.
-  const bool emulator_died =
-      !td.past_emus.empty() || !(emu_stats.is_object() && emu_stats.value("final", false));
-  fill_counters(stats, emu_stats, host_delta, regions, tcp, !ports, emulator_died, r);
-  flows.add_results(stats, stop, r);
-
-  for (std::uint32_t side = 0; side < 2; ++side) {  // the endpoints' last words, whole
-    std::ofstream(work / ("endpoint-" + regions[side] + "-stats.json")) << stats.at(side).dump() << "\n";
-  }
-  nlohmann::json endpoints_json = nlohmann::json::array();
-  for (std::uint32_t side = 0; side < 2; ++side) {
-    nlohmann::json e = stats.at(side);
-    if (e.is_object()) {
-      e.erase("one_way_delay_us");
-      e.erase("one_way_delay_remote_us");
-      e.erase("t");
-    }
-    endpoints_json.push_back({{"region", regions[side]},
-                              {"netns", sides[side].netns},
-                              {"address", sides[side].address},
-                              {tcp ? "tcp_port" : "udp_port", tcp ? 4792 : transport::kRoceUdpPort},
-                              {"last_stats", e}});
-  }
+  run.series_flows = real_time.series().fill(r.series, stop);
+  const nlohmann::json unfinished = add_driver_results(real_time.driver(), true, r);
+  const std::array<nlohmann::json, 2>& stats = real_time.stats();
+  fill_counters(stats, emu_stats, host_delta, c.regions, c.tcp, !c.ports, emulator_died, r);
+  real_time.flows().add_results(stats, stop, r);
   run.live = {{"bench", options.bench},
-              {"work_dir", work.string()},
+              {"work_dir", c.work.string()},
               {"clock",
                "CLOCK_MONOTONIC of one host: one-way delays are exact on the namespace bench; "
                "endpoints on two hosts need PTP-synchronised clocks"},
-              {"connections", coord.connections()},
+              {"connections", real_time.coordinator().connections()},
               {"unfinished", unfinished},
               {"one_way_delay_between_sides_ns",
                percentiles_of(histogram_of(stats, "one_way_delay_remote_us").summary())},
-              {"endpoints", endpoints_json},
+              {"endpoints", endpoints_section(c, stats)},
               {"emulator", {{"profile", profile_file.string()}, {"stats", emu_stats}}},
               {"hosts", host_delta},
               {"load_average",
@@ -923,12 +1087,12 @@ LiveRun run_live(const Scenario& scenario, const LiveOptions& options) {
                 {"what", "/proc/loadavg's 1-minute figure when the run started and when it ended"}}},
               {"processes", processes},
               {"faults", run.faults}};
-  run.live["endpoint_kind"] = tcp ? std::string("tcp") : options.endpoints;  // udp, dpdk or tcp
-  if (ports) {
-    run.live["ports"] = {sides[0].port, sides[1].port};
+  run.live["endpoint_kind"] = c.tcp ? std::string("tcp") : options.endpoints;  // udp, dpdk or tcp
+  if (c.ports) {
+    run.live["ports"] = {c.sides[0].port, c.sides[1].port};
   }
-  if (tcp) {
-    run.live["tcp"] = tcp_section(options, stats, completed, !flows.empty());
+  if (c.tcp) {
+    run.live["tcp"] = tcp_section(options, stats, completed, !real_time.flows().empty());
   }
   return run;
 }
