@@ -3,14 +3,7 @@
 // network namespace it was started in: `--io udp` (a UDP socket, the default), `--io dpdk` (a
 // DPDK port: an af_packet vdev on the interface holding --address unless EAL arguments follow
 // `--`) or `--io ibverbs` (RDMA devices: only the probe so far, `--list-devices`). It takes
-// orders from the coordinator over a filesystem-path unix socket, one JSON object per line:
-//   coordinator -> endpoint  {"t":"start","epoch_ns":E}            CLOCK_MONOTONIC of run time 0
-//                            {"t":"send","qp":Q,"peer":"IP","msg":M,"bytes":N}
-//                            {"t":"stop"}
-//   endpoint -> coordinator  {"t":"hello","side":S,"pid":P}  {"t":"ready","port":4791}
-//                            {"t":"delivered","qp":Q,"msg":M,"bytes":N,"posted_ns":..,"at_ns":..}
-//                            {"t":"stats",...} every second and last, before it exits (only the
-//                            last one carries the one-way delay histograms)
+// orders from the coordinator over a unix socket (harness/live/control_messages.h).
 #include <ifaddrs.h>
 #include <net/if.h>
 #include <netinet/in.h>
@@ -330,12 +323,7 @@ int cmd_endpoint(const Args& all_args) {
   }
 
   LineChannel ch = LineChannel::connect(control);
-  ch.send({{"t", "hello"}, {"side", side}, {"pid", getpid()}});
-  const auto start = ch.receive_one(Duration{30'000'000'000});
-  if (!start || start->value("t", "") != "start") {
-    throw EnvironmentError("endpoint: no start message from the coordinator");
-  }
-  const endpoints::RunTime rt(start->at("epoch_ns").get<std::int64_t>());
+  const endpoints::RunTime rt = greet_coordinator(ch, side, getpid(), "endpoint");
 
   if (io == "dpdk") {
     endpoints::DpdkEndpointConfig cfg;

@@ -6,16 +6,32 @@
 #include <algorithm>
 #include <cstdint>
 #include <iostream>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
+#include "core/errors.h"
 #include "core/time.h"
 #include "generators/endpoints/clock.h"
 #include "generators/endpoints/line_channel.h"
 #include "harness/cli/cli.h"
+#include "harness/live/control_messages.h"
 
 namespace gw {
+
+// Says hello to the coordinator and waits for its Start: the run's clock. `name` names the
+// process in the error (EnvironmentError when no Start comes within 30 s).
+inline endpoints::RunTime greet_coordinator(endpoints::LineChannel& ch, std::uint32_t side, std::int64_t pid,
+                                            const std::string& name) {
+  ch.send(control::Hello{side, pid}.to_json());
+  const auto line = ch.receive_one(Duration{30'000'000'000});
+  const std::optional<control::Start> start = line ? control::parse_start(*line) : std::nullopt;
+  if (!start) {
+    throw EnvironmentError(name + ": no start message from the coordinator");
+  }
+  return endpoints::RunTime(start->epoch_ns);
+}
 
 // `stats(final)` gives the endpoint's stats message; `wait(now, next_stats)` sleeps until the
 // endpoint has work, a message may have come in, or next_stats. `name` names the process in
@@ -24,18 +40,16 @@ namespace gw {
 template <class Endpoint, class Stats, class Wait>
 int serve_endpoint(Endpoint& ep, endpoints::LineChannel& ch, const endpoints::RunTime& rt, std::uint32_t side,
                    Duration stats_interval, const std::string& name, Stats&& stats, Wait&& wait) {
-  ch.send({{"t", "ready"}, {"port", ep.port()}});
+  ch.send(control::Ready{static_cast<std::uint32_t>(ep.port())}.to_json());
   stats_interval = std::clamp(stats_interval, Duration{10'000'000}, Duration{1'000'000'000});
   Instant next_stats = rt.now() + stats_interval;
   bool stopping = false;
   while (!stopping) {
     Instant now = rt.now();
     for (const nlohmann::json& m : ch.receive()) {
-      const std::string t = m.value("t", "");
-      if (t == "send") {
-        ep.post(m.at("qp").get<std::uint32_t>(), m.at("peer").get<std::string>(),
-                m.at("msg").get<std::uint64_t>(), m.at("bytes").get<std::uint64_t>(), now);
-      } else if (t == "stop") {
+      if (const std::optional<control::Send> send = control::parse_send(m)) {
+        ep.post(send->qp, send->peer, send->msg, send->bytes, now);
+      } else if (control::is_stop(m)) {
         stopping = true;
       }
     }
@@ -45,12 +59,7 @@ int serve_endpoint(Endpoint& ep, endpoints::LineChannel& ch, const endpoints::Ru
     }
     ep.poll(now);
     for (const auto& d : ep.take_deliveries()) {
-      ch.send({{"t", "delivered"},
-               {"qp", d.qp},
-               {"msg", d.msg_id},
-               {"bytes", d.bytes},
-               {"posted_ns", ns_of(d.posted)},
-               {"at_ns", ns_of(d.completed)}});
+      ch.send(control::Delivered{d.qp, d.msg_id, d.bytes, ns_of(d.posted), ns_of(d.completed)}.to_json());
     }
     now = rt.now();
     if (now >= next_stats) {

@@ -31,6 +31,7 @@
 #include "generators/endpoints/clock.h"
 #include "generators/endpoints/line_channel.h"
 #include "generators/transport/segment.h"
+#include "harness/live/control_messages.h"
 #include "harness/live/link_watch.h"
 #include "harness/live/live_flows.h"
 #include "harness/live/live_host_counters.h"
@@ -233,8 +234,7 @@ class Coordinator final : public MessageService {
   // Message `msg` of `bytes` on side `side`'s sending QP `qp`, toward side `peer_side`.
   void post(std::uint32_t side, std::uint32_t qp, std::uint32_t peer_side, std::uint64_t msg,
             std::uint64_t bytes) {
-    channels_[side]->send(
-        {{"t", "send"}, {"qp", qp}, {"peer", sides_[peer_side].address}, {"msg", msg}, {"bytes", bytes}});
+    channels_[side]->send(control::Send{qp, sides_[peer_side].address, msg, bytes}.to_json());
   }
   std::size_t connections() const { return connection_of_.size(); }
 
@@ -672,11 +672,12 @@ std::array<std::unique_ptr<LineChannel>, 2> accept_endpoints(const LiveContext& 
       continue;
     }
     auto channel = std::make_unique<LineChannel>(accept4(td.listen_fd, nullptr, nullptr, SOCK_CLOEXEC));
-    const auto hello = channel->receive_one(Duration{5'000'000'000});
-    if (!hello || hello->value("t", "") != "hello") {
+    const auto line = channel->receive_one(Duration{5'000'000'000});
+    const std::optional<control::Hello> hello = line ? control::parse_hello(*line) : std::nullopt;
+    if (!hello) {
       throw EnvironmentError("live mode: an endpoint connected but did not say hello");
     }
-    ch.at(hello->at("side").get<std::uint32_t>()) = std::move(channel);
+    ch.at(hello->side) = std::move(channel);
     ++accepted;
   }
   return ch;
@@ -687,11 +688,11 @@ endpoints::RunTime start_endpoints_clock(const LiveContext& c, Teardown& td,
                                          const std::array<std::unique_ptr<LineChannel>, 2>& ch) {
   const endpoints::RunTime rt(endpoints::monotonic_ns());
   for (const auto& channel : ch) {
-    channel->send({{"t", "start"}, {"epoch_ns", rt.epoch_ns()}});
+    channel->send(control::Start{rt.epoch_ns()}.to_json());
   }
   for (std::uint32_t side = 0; side < 2; ++side) {
     const auto ready = ch[side]->receive_one(c.options.start_timeout);
-    if (!ready || ready->value("t", "") != "ready") {
+    if (!ready || !control::parse_ready(*ready)) {
       throw EnvironmentError(
           "live mode: endpoint " + c.regions[side] + " did not get ready; it " +
           (td.endpoints[side]->running() ? "is still running" : td.endpoints[side]->how_it_ended()));
@@ -793,17 +794,15 @@ void RealTimeRun::absorb(std::uint32_t side, std::vector<nlohmann::json> msgs) {
     return a.value("at_ns", std::int64_t{0}) < b.value("at_ns", std::int64_t{0});
   });
   for (const nlohmann::json& m : msgs) {
-    const std::string t = m.value("t", "");
-    if (t == "delivered") {
-      const Instant at = std::max(at_ns(m.at("at_ns").get<std::int64_t>()), loop_.now());
+    if (const std::optional<control::Delivered> d = control::parse_delivered(m)) {
+      const Instant at = std::max(at_ns(d->at_ns), loop_.now());
       loop_.run_until(at);
-      const auto msg = m.at("msg").get<std::uint64_t>();
-      if (LiveFlows::owns(msg)) {
-        flows_.delivered(msg, at);
+      if (LiveFlows::owns(d->msg)) {
+        flows_.delivered(d->msg, at);
       } else if (!driver_.settled()) {
-        driver_.delivered(msg, at);
+        driver_.delivered(d->msg, at);
       }
-    } else if (t == "stats") {
+    } else if (control::is_stats(m)) {
       stats_.at(side) = m;
       series_.add(side, m, rt_.now());
       timeline_[side] << timeline_line(m, rt_.now()) << "\n";
@@ -923,12 +922,12 @@ void RealTimeRun::stop_endpoints() {
     if (!td_.endpoints[side]->running() || ch_[side]->closed()) {
       continue;
     }
-    ch_[side]->send({{"t", "stop"}});
+    ch_[side]->send(control::Stop{}.to_json());
     const std::int64_t end = endpoints::monotonic_ns() + 5'000'000'000;
     bool final = false;
     while (!final && endpoints::monotonic_ns() < end && !ch_[side]->closed()) {
       for (const nlohmann::json& m : ch_[side]->receive()) {
-        if (m.value("t", "") == "stats") {
+        if (control::is_stats(m)) {
           stats_.at(side) = m;
           final = m.value("final", false);
         }

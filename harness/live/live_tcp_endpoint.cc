@@ -102,12 +102,7 @@ int cmd_endpoint_tcp(const Args& args) {
   }
   cfg.peer_port = cfg.port;
   LineChannel ch = LineChannel::connect(control);
-  ch.send({{"t", "hello"}, {"side", side}, {"pid", getpid()}});
-  const auto start = ch.receive_one(Duration{30'000'000'000});
-  if (!start || start->value("t", "") != "start") {
-    throw EnvironmentError("endpoint-tcp: no start message from the coordinator");
-  }
-  const endpoints::RunTime rt(start->at("epoch_ns").get<std::int64_t>());
+  const endpoints::RunTime rt = greet_coordinator(ch, side, getpid(), "endpoint-tcp");
   TcpEndpoint ep(cfg);
   return serve_endpoint(
       ep, ch, rt, side, stats_interval, "endpoint-tcp",
