@@ -70,7 +70,7 @@ void Acc::on_ack(const AckEvent& e) {
       const double bw =
           static_cast<double>(e.sample_delivered) * 8e9 / static_cast<double>(e.sample_interval.count());
       startup_bw_ = std::max(startup_bw_, bw);
-      rate_ = std::clamp(kStartupGain * startup_bw_, s_.min_rate_bps, line_);
+      rate_ = std::min(std::max(kStartupGain * startup_bw_, s_.min_rate_bps), line_);
     }
   }
   for (const IntHopEcho& hop : e.int_hops) {
@@ -274,7 +274,7 @@ void Acc::update(Instant now) {
       ecn_cut = true;
     }
   }
-  rate_ = std::clamp(rate_, s_.min_rate_bps, line_);
+  rate_ = std::min(std::max(rate_, s_.min_rate_bps), line_);
   // Fix 14: after an ECN cut, BIC's search (Xu, Harfoush and Rhee, INFOCOM 2004): increase
   // by half the distance to the rate the marks were set at (what the interval delivered, at
   // least the rate after the cut), then probe past it from 1/16 of the step, doubling. A CE

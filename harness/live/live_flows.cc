@@ -46,8 +46,8 @@ LiveFlows::LiveFlows(EventLoop& loop, const Scenario& s, const std::array<std::s
       f.side = {side_of(spec.from, path + ".from"), side_of(spec.to, path + ".to")};
       const std::uint32_t src_hosts = s.topology.regions[f.side[0]].hosts;
       const std::uint32_t dst_hosts = s.topology.regions[f.side[1]].hosts;
-      f.host[0] = spec.from_host.value_or(next_src[f.side[0]]++ % src_hosts);
-      f.host[1] = spec.to_host.value_or(next_dst[f.side[1]]++ % dst_hosts);
+      f.host[0] = spec.from_host ? *spec.from_host : next_src[f.side[0]]++ % src_hosts;
+      f.host[1] = spec.to_host ? *spec.to_host : next_dst[f.side[1]]++ % dst_hosts;
       if (f.side[0] == f.side[1] && f.host[0] == f.host[1] && !spec.to_host) {
         f.host[1] = next_dst[f.side[1]]++ % dst_hosts;
       }
@@ -76,6 +76,7 @@ void LiveFlows::wake(Instant now) {
   for (Flow& f : flows_) {
     if (!f.started && kEpoch + f.spec.start <= now) {
       f.started = true;
+      f.started_at = now;
       if (f.spec.period.count() > 0) {
         f.next_burst = now;
       } else if (f.spec.bytes > 0) {
@@ -130,8 +131,11 @@ void LiveFlows::add_results(const std::array<nlohmann::json, 2>& stats, Instant 
     fr.traffic_class = f.spec.traffic_class;
     fr.start = f.spec.start;
     fr.size_bytes = f.spec.bytes;
+    // Times from when the flow was first posted: a live run starts a little after its epoch
+    // (the endpoints getting ready), so a flow due at 0 goes out then.
+    const Instant began = f.started ? f.started_at : kEpoch + f.spec.start;
     if (f.completed != kNever) {
-      fr.completion = f.completed - (kEpoch + f.spec.start);
+      fr.completion = f.completed - began;
     }
     if (const nlohmann::json* q = qp_stats(stats[f.side[0]], f.qp)) {
       const nlohmann::json& st = q->at("stats");
@@ -148,13 +152,26 @@ void LiveFlows::add_results(const std::array<nlohmann::json, 2>& stats, Instant 
       }
       fr.mean_cwnd_bytes = q->value("cwnd_bytes", std::uint64_t{0});  // the last, not a mean
     }
-    const Duration active = fr.completion.count() >= 0 ? fr.completion : (stop - kEpoch) - f.spec.start;
+    const Duration active = fr.completion.count() >= 0 ? fr.completion : stop - began;
     if (active.count() > 0) {
       fr.goodput_bps = static_cast<std::uint64_t>(static_cast<long double>(fr.bytes_delivered) * 8e9L /
                                                   static_cast<long double>(active.count()));
     }
-    if (f.spec.bytes == 0 && f.spec.traffic_class.empty()) {
+    if (f.spec.bytes == 0) {  // as the simulator: every bulk flow, background included
       bulk.push_back(static_cast<double>(fr.goodput_bps));
+    }
+    if (!fr.traffic_class.empty()) {  // the background per class, as the simulator's
+      auto it = std::find_if(r.background.begin(), r.background.end(),
+                             [&](const BackgroundResult& b) { return b.traffic_class == fr.traffic_class; });
+      if (it == r.background.end()) {
+        BackgroundResult b;
+        b.traffic_class = fr.traffic_class;
+        it = r.background.insert(r.background.end(), b);
+      }
+      ++it->flows;
+      it->bytes_delivered += fr.bytes_delivered;
+      it->goodput_bps += fr.goodput_bps;
+      it->retransmits += fr.retransmits;
     }
     r.flows.push_back(std::move(fr));
   }

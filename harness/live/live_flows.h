@@ -56,6 +56,7 @@ class LiveFlows final : public Wakeable {
     std::array<std::uint32_t, 2> host{};  // within their regions (for the result's names)
     std::uint32_t qp = 0;
     bool started = false;
+    Instant started_at = kNever;  // when it was first posted: the run starts after the epoch
     Instant next_burst = kNever;  // microburst: the next one
     Instant completed = kNever;   // finite: the last byte arrived
   };
