@@ -280,7 +280,8 @@ void Acc::update(Instant now) {
   // least the rate after the cut), then probe past it from 1/16 of the step, doubling. A CE
   // mark says the path's capacity was crossed at that rate; at 2 % of a 10 Gbit/s NIC per
   // round trip the plain step overshot a 1 Gbit/s L4S link by 40 % before the marks came
-  // back. Delay cuts keep the plain step: under path jitter they are often noise.
+  // back. Delay cuts set no mark (under path jitter they are often noise); a mark stays until
+  // the next ECN cut, so after a delay cut below it the rate still closes half the distance.
   if (s_.acc2 && ecn_cut) {
     const double delivered = static_cast<double>(acked_) * 8e9 / elapsed;
     rate_max_ = std::max(delivered, rate_);
