@@ -27,7 +27,7 @@ const nlohmann::json* qp_stats(const nlohmann::json& stats, std::uint32_t qp) {
 }  // namespace
 
 LiveFlows::LiveFlows(EventLoop& loop, const Scenario& s, const std::array<std::string, 2>& regions, Post post)
-    : loop_(&loop), regions_(regions), cc_(s.transport.cc), post_(std::move(post)), timer_(loop, *this) {
+    : regions_(regions), cc_(s.transport.cc), post_(std::move(post)), timer_(loop, *this) {
   auto side_of = [&](const std::string& region, const std::string& path) {
     const auto it = std::find(regions_.begin(), regions_.end(), region);
     if (it == regions_.end()) {  // check_live_scenario: two regions, and the flows' are known

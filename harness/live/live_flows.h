@@ -62,7 +62,6 @@ class LiveFlows final : public Wakeable {
   };
   void post(Flow& f, std::uint64_t bytes);
 
-  EventLoop* loop_;
   std::array<std::string, 2> regions_;
   std::string cc_;  // the transport's
   Post post_;
