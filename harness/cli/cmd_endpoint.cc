@@ -1,5 +1,5 @@
 // `gradwall endpoint` (hidden; started by `gradwall run --mode live`, docs/guide/live.md): one
-// side of a live run. Hosts that side's ranks on an endpoint (generators/endpoints) in the
+// side of a live run. Hosts that side's ranks on an endpoint (harness/live/endpoints) in the
 // network namespace it was started in: `--io udp` (a UDP socket, the default), `--io dpdk` (a
 // DPDK port: an af_packet vdev on the interface holding --address unless EAL arguments follow
 // `--`) or `--io ibverbs` (RDMA devices: only the probe so far, `--list-devices`). It takes
@@ -20,14 +20,14 @@
 #include "core/errors.h"
 #include "emulator/dpdk/eal.h"
 #include "emulator/dpdk/port.h"
-#include "generators/endpoints/clock.h"
-#include "generators/endpoints/dpdk_endpoint.h"
-#include "generators/endpoints/ibverbs_devices.h"
-#include "generators/endpoints/line_channel.h"
-#include "generators/endpoints/udp_endpoint.h"
 #include "harness/cli/cli.h"
 #include "harness/cli/commands.h"
 #include "harness/live/endpoint_loop.h"
+#include "harness/live/endpoints/clock.h"
+#include "harness/live/endpoints/dpdk_endpoint.h"
+#include "harness/live/endpoints/ibverbs_devices.h"
+#include "harness/live/endpoints/line_channel.h"
+#include "harness/live/endpoints/udp_endpoint.h"
 #include "harness/run/scenario.h"
 
 namespace gw {

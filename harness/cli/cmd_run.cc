@@ -13,10 +13,10 @@
 
 #include "core/errors.h"
 #include "core/units.h"
-#include "generators/endpoints/ibverbs_devices.h"
 #include "harness/cli/cli.h"
 #include "harness/cli/commands.h"
 #include "harness/cli/run_cost.h"
+#include "harness/live/endpoints/ibverbs_devices.h"
 #include "harness/live/live_runner.h"
 #include "harness/run/scenario.h"
 #include "harness/sim/sim_runner.h"

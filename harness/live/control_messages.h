@@ -1,6 +1,6 @@
 // The control protocol between a live run's coordinator (live_runner.cc) and its endpoints
 // (`gradwall endpoint`, `gradwall endpoint-tcp`; endpoint_loop.h): one JSON object per line on
-// a filesystem-path unix socket (generators/endpoints/line_channel.h), its kind in "t".
+// a filesystem-path unix socket (harness/live/endpoints/line_channel.h), its kind in "t".
 //   coordinator -> endpoint  Start (the run's epoch), Send (a message to post), Stop
 //   endpoint -> coordinator  Hello (side, pid), Ready (its UDP or TCP port), Delivered (a
 //                            message arrived whole), stats (free-form: the endpoint's counters

@@ -13,10 +13,10 @@
 
 #include "core/errors.h"
 #include "core/time.h"
-#include "generators/endpoints/clock.h"
-#include "generators/endpoints/line_channel.h"
 #include "harness/cli/cli.h"
 #include "harness/live/control_messages.h"
+#include "harness/live/endpoints/clock.h"
+#include "harness/live/endpoints/line_channel.h"
 
 namespace gw {
 

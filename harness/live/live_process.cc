@@ -11,7 +11,7 @@
 #include <fstream>
 
 #include "core/errors.h"
-#include "generators/endpoints/clock.h"
+#include "harness/live/endpoints/clock.h"
 
 extern char** environ;
 

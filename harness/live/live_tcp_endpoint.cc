@@ -1,7 +1,7 @@
 // `gradwall endpoint-tcp` (hidden; started by `gradwall run --mode live --baselines ...`,
 // docs/guide/live.md "Kernel TCP baselines"): one side of a baseline run. The same control
 // protocol as `gradwall endpoint` (cmd_endpoint.cc: hello, start, ready, send, delivered,
-// stats, stop), but the messages travel on kernel TCP sockets (generators/endpoints/
+// stats, stop), but the messages travel on kernel TCP sockets (harness/live/endpoints/
 // tcp_endpoint.h), one connection per sending queue pair, with the congestion control given.
 // Its stats messages carry {"kind":"tcp"}, byte counters and each connection's TCP_INFO.
 #include <unistd.h>
@@ -11,12 +11,12 @@
 #include <iostream>
 
 #include "core/errors.h"
-#include "generators/endpoints/clock.h"
-#include "generators/endpoints/line_channel.h"
-#include "generators/endpoints/tcp_endpoint.h"
 #include "harness/cli/cli.h"
 #include "harness/cli/commands.h"
 #include "harness/live/endpoint_loop.h"
+#include "harness/live/endpoints/clock.h"
+#include "harness/live/endpoints/line_channel.h"
+#include "harness/live/endpoints/tcp_endpoint.h"
 #include "harness/run/scenario.h"
 
 namespace gw {

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "core/errors.h"
-#include "generators/endpoints/tcp_endpoint.h"
+#include "harness/live/endpoints/tcp_endpoint.h"
 #include "harness/live/live_runner.h"
 
 extern char** environ;

@@ -1,6 +1,6 @@
 // How sim and live number queue pairs (RoCE's destination QP in every packet's BTH). A
 // connection is a pair: its sending half the even number q, its receiving half q + 1
-// (generators/endpoints/qp_driver.h opens the receiving half on the first segment for it).
+// (harness/live/endpoints/qp_driver.h opens the receiving half on the first segment for it).
 //   from kFirstQp         the simulator's flows and connections, in the order they open; a
 //                         live run's collective data connections
 //   from kFirstFlowQp     a live run's flows and background flows (harness/live/live_flows.h)

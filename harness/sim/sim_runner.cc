@@ -12,13 +12,13 @@
 #include "core/errors.h"
 #include "core/event_loop.h"
 #include "core/histogram.h"
-#include "core/indexed_heap.h"
 #include "emulator/engine/int_pool.h"
 #include "emulator/fabric/network.h"
 #include "generators/cc/congestion_control.h"
 #include "generators/transport/queue_pair.h"
 #include "harness/run/collective_driver.h"
 #include "harness/run/link_model.h"
+#include "harness/run/qp_scheduler.h"
 #include "harness/run/queue_pairs.h"
 #include "harness/run/recording_cc.h"
 
@@ -78,7 +78,7 @@ class SegmentPool {
 class SimRun;
 
 // A host: its NIC serializes one packet at a time at the NIC rate and, when free, takes the
-// next packet from its queue pairs in round-robin order (an RDMA NIC's QP scheduler).
+// next packet from the queue pair whose turn it is (harness/run/qp_scheduler.h).
 class SimHost final : public Wakeable {
  public:
   SimHost(SimRun& run, EventLoop& loop, HostId id, BitRate nic)
@@ -86,37 +86,18 @@ class SimHost final : public Wakeable {
 
   std::uint32_t add(QueuePair* qp) {
     qps_.push_back(qp);
-    ready_.resize(qps_.size());
-    return static_cast<std::uint32_t>(qps_.size() - 1);
+    return scheduler_.add();
   }
   void wake(Instant now) override;
   // Queue pair `slot` changed (a segment arrived, a message was posted): look at it again.
-  // A pair already due and still due keeps its place: requeued at each touch, a pair with an
-  // ACK waiting went behind a busy sending pair at every arriving packet and could wait as
-  // long as data kept arriving (a WAN ring step's ACK ~100 us: spurious RTOs at 1,024 ranks).
   void touch(std::uint32_t slot, Instant now) {
-    const Instant when = qps_[slot]->next_wakeup();
-    if (when > now || !ready_.contains(slot) || ready_.key(slot).first > now) {
-      requeue(slot, when, now);
-    }
+    scheduler_.touch(slot, qps_[slot]->next_wakeup(), now);
     if (!busy_) {
       rearm(now);
     }
   }
 
  private:
-  // The queue pairs in order of when they next want the NIC; among those due at the same
-  // instant, in the order they became due (round robin, without scanning every pair).
-  using Key = std::pair<Instant, std::uint64_t>;  // (when, the order it became so)
-  void requeue(std::uint32_t slot, Instant when, Instant now) {
-    const std::uint64_t seq = next_seq_++;
-    if (when == kNever) {
-      ready_.erase(slot);
-    } else {
-      ready_.set(slot, Key{std::max(when, now), seq});
-    }
-  }
-  Instant first_due() const { return ready_.key(ready_.top()).first; }
   void rearm(Instant now);
 
   SimRun* run_;
@@ -124,8 +105,7 @@ class SimHost final : public Wakeable {
   HostId id_;
   BitRate nic_;
   std::vector<QueuePair*> qps_;
-  IndexedHeap<Key> ready_;
-  std::uint64_t next_seq_ = 0;
+  QpScheduler scheduler_;
   // The packet being serialized, while busy_. It is handed to the network from here (so
   // busy_ is false while the network takes it: a delivery it causes may touch this host).
   Packet wire_;
@@ -253,14 +233,10 @@ void SimHost::wake(Instant now) {
     busy_ = false;
     run_->transmit(id_, std::move(wire_), now);
   }
-  while (!busy_ && !ready_.empty() && first_due() <= now) {
-    const std::uint32_t slot = ready_.top();
-    QueuePair& qp = *qps_[slot];
+  for (std::optional<std::uint32_t> slot; !busy_ && (slot = scheduler_.next_due(now));) {
+    QueuePair& qp = *qps_[*slot];
     std::optional<Segment> s = qp.poll(now);
-    const Instant next = qp.next_wakeup();
-    // Due but nothing to send (a closed window) would be a loop at one instant: ask again a
-    // nanosecond later.
-    requeue(slot, !s && next <= now ? now + Duration{1} : next, now);
+    scheduler_.polled(*slot, s.has_value(), qp.next_wakeup(), now);
     if (s) {
       run_->packet_of(*s, id_, wire_);
       tx_done_ = now + nic_.transmit_time(wire_.size_bytes);
@@ -273,10 +249,10 @@ void SimHost::wake(Instant now) {
 void SimHost::rearm(Instant now) {
   if (busy_) {
     timer_.arm(tx_done_);
-  } else if (ready_.empty()) {
+  } else if (scheduler_.next_wakeup() == kNever) {
     timer_.cancel();
   } else {
-    timer_.arm(std::max(first_due(), now));
+    timer_.arm(std::max(scheduler_.next_wakeup(), now));
   }
 }
 

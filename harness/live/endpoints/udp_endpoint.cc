@@ -1,4 +1,4 @@
-#include "generators/endpoints/udp_endpoint.h"
+#include "harness/live/endpoints/udp_endpoint.h"
 
 #include <arpa/inet.h>
 #include <netinet/ip.h>
@@ -14,8 +14,8 @@
 #include <stdexcept>
 
 #include "core/errors.h"
-#include "generators/endpoints/clock.h"
-#include "generators/endpoints/wire.h"
+#include "harness/live/endpoints/clock.h"
+#include "harness/live/endpoints/wire.h"
 
 namespace gw::endpoints {
 

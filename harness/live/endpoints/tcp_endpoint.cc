@@ -1,4 +1,4 @@
-#include "generators/endpoints/tcp_endpoint.h"
+#include "harness/live/endpoints/tcp_endpoint.h"
 
 #include <arpa/inet.h>
 #include <fcntl.h>

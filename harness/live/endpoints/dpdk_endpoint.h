@@ -52,8 +52,8 @@
 
 #include "core/time.h"
 #include "generators/cc/congestion_control.h"
-#include "generators/endpoints/qp_driver.h"
 #include "generators/transport/transport_config.h"
+#include "harness/live/endpoints/qp_driver.h"
 
 struct rte_mempool;
 struct rte_mbuf;

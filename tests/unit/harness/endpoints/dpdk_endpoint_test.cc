@@ -1,10 +1,10 @@
-// The DPDK-port endpoint (generators/endpoints/dpdk_endpoint.h) between two ring ports joined
+// The DPDK-port endpoint (harness/live/endpoints/dpdk_endpoint.h) between two ring ports joined
 // back to back (dpdk_ring_ports.h): whole Ethernet/IPv4/UDP/RoCEv2 frames built and parsed by
 // the endpoints, on the unit tests' real EAL (tests/unit/dpdk/eal_for_tests.h). Needs root like
 // every DPDK test here (skipped without). The endpoints' kernel "hold" sockets bind UDP 4791 on
 // 127.X.Y.21 and .22, X.Y from the process id, so that tests running in parallel (ctest -j) do
 // not collide.
-#include "generators/endpoints/dpdk_endpoint.h"
+#include "harness/live/endpoints/dpdk_endpoint.h"
 
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "emulator/dpdk/port.h"
-#include "generators/endpoints/clock.h"
-#include "generators/endpoints/dpdk_ring_ports.h"
+#include "harness/live/endpoints/clock.h"
+#include "harness/live/endpoints/dpdk_ring_ports.h"
 #include "tests/unit/dpdk/eal_for_tests.h"
 
 namespace gw::endpoints {

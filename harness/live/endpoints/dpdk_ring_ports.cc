@@ -1,4 +1,4 @@
-#include "generators/endpoints/dpdk_ring_ports.h"
+#include "harness/live/endpoints/dpdk_ring_ports.h"
 
 #include <rte_errno.h>
 #include <rte_eth_ring.h>

@@ -30,8 +30,8 @@
 #include "core/histogram.h"
 #include "core/time.h"
 #include "generators/cc/congestion_control.h"
-#include "generators/endpoints/qp_driver.h"
 #include "generators/transport/transport_config.h"
+#include "harness/live/endpoints/qp_driver.h"
 
 namespace gw::endpoints {
 

@@ -1,4 +1,4 @@
-#include "generators/endpoints/dpdk_endpoint.h"
+#include "harness/live/endpoints/dpdk_endpoint.h"
 
 #include <arpa/inet.h>
 #include <poll.h>
@@ -20,9 +20,9 @@
 #include <stdexcept>
 
 #include "core/errors.h"
-#include "generators/endpoints/clock.h"
-#include "generators/endpoints/wire.h"
 #include "generators/transport/rocev2.h"
+#include "harness/live/endpoints/clock.h"
+#include "harness/live/endpoints/wire.h"
 
 namespace gw::endpoints {
 

@@ -1,4 +1,4 @@
-#include "generators/endpoints/ibverbs_devices.h"
+#include "harness/live/endpoints/ibverbs_devices.h"
 
 #include <arpa/inet.h>
 #include <infiniband/verbs.h>

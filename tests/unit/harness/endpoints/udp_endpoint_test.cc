@@ -1,6 +1,6 @@
 // The UDP endpoint runtime over loopback (no root): the same QueuePair code as the simulator,
 // on real sockets and the real clock.
-#include "generators/endpoints/udp_endpoint.h"
+#include "harness/live/endpoints/udp_endpoint.h"
 
 #include <gtest/gtest.h>
 
@@ -8,9 +8,9 @@
 #include <numeric>
 #include <vector>
 
-#include "generators/endpoints/clock.h"
-#include "generators/endpoints/wire.h"
 #include "generators/transport/rocev2.h"
+#include "harness/live/endpoints/clock.h"
+#include "harness/live/endpoints/wire.h"
 
 namespace gw::endpoints {
 namespace {

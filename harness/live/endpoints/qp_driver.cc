@@ -1,4 +1,4 @@
-#include "generators/endpoints/qp_driver.h"
+#include "harness/live/endpoints/qp_driver.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -7,7 +7,7 @@
 #include <array>
 #include <stdexcept>
 
-#include "generators/endpoints/wire.h"
+#include "harness/live/endpoints/wire.h"
 
 namespace gw::endpoints {
 
@@ -53,6 +53,9 @@ QpDriver::Slot& QpDriver::open(std::uint32_t qp, const PeerAddress& peer, bool s
                                   sending ? settings_.cc_params : cc::CcParams{}));
   slot.peer = peer;
   slot.sending = sending;
+  Lane& l = lane(slot);
+  slot.turn = l.scheduler.add();
+  l.qp_of.push_back(qp);
   return slots_.emplace(qp, std::move(slot)).first->second;
 }
 
@@ -62,18 +65,11 @@ void QpDriver::post(std::uint32_t qp, const PeerAddress& to, std::uint64_t msg_i
   Slot& slot = it == slots_.end() ? open(qp, to, true) : it->second;
   slot.last_now = std::max(slot.last_now, now);
   slot.qp->post_message(slot.last_now, msg_id, bytes);
-  schedule(slot, qp, now);
+  touch(slot, now);
 }
 
-void QpDriver::schedule(Slot& slot, std::uint32_t qp, Instant now) {
-  if (slot.due != kNever) {
-    due_.erase({slot.due, qp});
-  }
-  const Instant next = slot.qp->next_wakeup();
-  slot.due = next == kNever ? kNever : std::max(next, now);
-  if (slot.due != kNever) {
-    due_.insert({slot.due, qp});
-  }
+void QpDriver::touch(Slot& slot, Instant now) {
+  lane(slot).scheduler.touch(slot.turn, slot.qp->next_wakeup(), now);
 }
 
 void QpDriver::collect(Slot& slot, std::uint32_t qp) {
@@ -107,7 +103,7 @@ std::optional<Duration> QpDriver::on_datagram(std::span<const std::uint8_t> data
     return std::nullopt;
   }
   s->src_qp = slot->qp->remote_qp();
-  if (slot->sending && slot->due <= now) {
+  if (slot->sending && lane(*slot).scheduler.due(slot->turn) <= now) {
     // What the QP should have sent before this arrival leaves first, at its own instants.
     // Fed the arrival first, the QP's clock would jump to the arrival time and every packet
     // due before it would be paced from there: each late wakeup would cost its lateness and
@@ -128,31 +124,29 @@ std::optional<Duration> QpDriver::on_datagram(std::span<const std::uint8_t> data
   }
   slot->qp->on_segment(qp_now, *s);
   collect(*slot, s->dst_qp);
-  schedule(*slot, s->dst_qp, qp_now);
+  touch(*slot, qp_now);
   return owd;
 }
 
 bool QpDriver::send_due(Instant now, bool receivers_only) {
-  std::vector<std::uint32_t> due;
-  for (auto it = due_.begin(); it != due_.end() && it->first <= now; ++it) {
-    if (!receivers_only || !slots_.at(it->second).sending) {
-      due.push_back(it->second);
-    }
-  }
-  bool sent = false;
-  for (const std::uint32_t qp : due) {
-    Slot& slot = slots_.at(qp);
-    const int emitted = emit(slot, qp, now);
-    sent = sent || emitted > 0;
-    if (emitted == 0 && slot.due <= now) {
-      // Due but nothing to send (a closed window): ask again a nanosecond later rather than
-      // spinning at one instant (as the simulator's host does).
-      due_.erase({slot.due, qp});
-      slot.due = now + Duration{1};
-      due_.insert({slot.due, qp});
-    }
+  bool sent = run_turns(receivers_, now);
+  if (!receivers_only) {
+    sent = run_turns(senders_, now) || sent;
   }
   wire_.flush();
+  return sent;
+}
+
+bool QpDriver::run_turns(Lane& l, Instant now) {
+  bool sent = false;
+  const QpScheduler::Round round = l.scheduler.begin_round();
+  while (const std::optional<QpScheduler::Slot> turn = l.scheduler.next_due(now, round)) {
+    const std::uint32_t qp = l.qp_of[*turn];
+    Slot& slot = slots_.at(qp);
+    const int emitted = emit(slot, qp, now);
+    l.scheduler.polled(*turn, emitted > 0, slot.qp->next_wakeup(), now);
+    sent = sent || emitted > 0;
+  }
   return sent;
 }
 
@@ -162,7 +156,7 @@ int QpDriver::emit(Slot& slot, std::uint32_t qp, Instant now) {
   // is polled at the instants it asked for, up to kCatchUp in the past, and the packets
   // that fell due meanwhile leave now as a burst. They carry those instants as their send
   // time, so the one-way delays and RTTs measured include the lateness.
-  Instant t = std::max({slot.due, slot.last_now, now - kCatchUp});
+  Instant t = std::max({lane(slot).scheduler.due(slot.turn), slot.last_now, now - kCatchUp});
   int emitted = 0;
   while (emitted < kPollsPerQp) {
     std::optional<transport::Segment> s = slot.qp->poll(t);
@@ -178,7 +172,6 @@ int QpDriver::emit(Slot& slot, std::uint32_t qp, Instant now) {
     t = std::max(t, next);
   }
   collect(slot, qp);
-  schedule(slot, qp, now);
   return emitted;
 }
 

@@ -1,7 +1,7 @@
 // The kernel TCP endpoint (live-mode baselines) over loopback, no root: messages framed on TCP
 // connections, the congestion control the kernel reports per socket, the byte balance and
 // SO_MAX_PACING_RATE.
-#include "generators/endpoints/tcp_endpoint.h"
+#include "harness/live/endpoints/tcp_endpoint.h"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "core/errors.h"
-#include "generators/endpoints/clock.h"
+#include "harness/live/endpoints/clock.h"
 
 namespace gw::endpoints {
 namespace {

@@ -8,11 +8,11 @@
 // arrives for an unknown odd QP opens the receiving one, toward the segment's source.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
-#include <set>
 #include <span>
 #include <string>
 #include <utility>
@@ -23,6 +23,7 @@
 #include "generators/transport/queue_pair.h"
 #include "generators/transport/segment.h"
 #include "generators/transport/transport_config.h"
+#include "harness/run/qp_scheduler.h"
 
 namespace gw::endpoints {
 
@@ -104,11 +105,14 @@ class QpDriver {
   // data segment a QP took (sender timestamp to `now`) when it is not negative.
   std::optional<Duration> on_datagram(std::span<const std::uint8_t> data, std::uint8_t tos,
                                       const PeerAddress& from, bool remote, Instant now);
-  // Sends what the due QPs emit (only the receiving halves if `receivers_only`), then flushes
-  // the wire; true if any QP emitted a segment.
+  // Gives each due QP its turn (harness/run/qp_scheduler.h: once per call, in the order they
+  // became due; the receiving halves first, and only those if `receivers_only`), sends what
+  // they emit, then flushes the wire; true if any QP emitted a segment.
   bool send_due(Instant now, bool receivers_only);
   // The earliest instant a QP wants to run; kNever when all are idle.
-  Instant next_wakeup() const { return due_.empty() ? kNever : due_.begin()->first; }
+  Instant next_wakeup() const {
+    return std::min(receivers_.scheduler.next_wakeup(), senders_.scheduler.next_wakeup());
+  }
 
   std::vector<Delivery> take_deliveries();
   std::vector<QpView> queue_pairs() const;
@@ -122,11 +126,21 @@ class QpDriver {
     std::unique_ptr<transport::QueuePair> qp;
     PeerAddress peer;
     bool sending = false;
-    Instant due = kNever;       // key in due_
-    Instant last_now = kEpoch;  // the last instant the QP was given (never decreases)
+    QpScheduler::Slot turn = 0;  // in its lane's scheduler
+    Instant last_now = kEpoch;   // the last instant the QP was given (never decreases)
   };
+  // The receiving and the sending halves wait apart, so that send_due can run the receiving
+  // ones alone.
+  struct Lane {
+    QpScheduler scheduler;
+    std::vector<std::uint32_t> qp_of;  // the scheduler's slot -> QP number
+  };
+  Lane& lane(const Slot& slot) { return slot.sending ? senders_ : receivers_; }
   Slot& open(std::uint32_t qp, const PeerAddress& peer, bool sending);
-  void schedule(Slot& slot, std::uint32_t qp, Instant now);
+  // The QP changed (a message posted, a segment taken): its lane looks at it again.
+  void touch(Slot& slot, Instant now);
+  // One turn for each QP of `lane` due at `now`; true if any emitted a segment.
+  bool run_turns(Lane& lane, Instant now);
   // Polls one due QP from the instant it asked for (at most kCatchUp before `now`) up to `now`
   // and transmits what it emits; returns how many segments.
   int emit(Slot& slot, std::uint32_t qp, Instant now);
@@ -136,7 +150,8 @@ class QpDriver {
   SegmentWire& wire_;
   EndpointCounters& counters_;
   std::map<std::uint32_t, Slot> slots_;
-  std::set<std::pair<Instant, std::uint32_t>> due_;  // (when, qp): QPs that want to run
+  Lane receivers_;
+  Lane senders_;
   std::vector<Delivery> deliveries_;
   std::map<std::int64_t, std::uint64_t> owd_us_;
   std::map<std::int64_t, std::uint64_t> owd_remote_us_;

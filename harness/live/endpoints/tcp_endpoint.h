@@ -28,7 +28,7 @@
 #include <vector>
 
 #include "core/time.h"
-#include "generators/endpoints/qp_driver.h"  // Delivery
+#include "harness/live/endpoints/qp_driver.h"  // Delivery
 
 namespace gw::endpoints {
 

@@ -1,4 +1,4 @@
-#include "generators/endpoints/wire.h"
+#include "harness/live/endpoints/wire.h"
 
 #include <algorithm>
 #include <cstring>

@@ -1,4 +1,4 @@
-#include "generators/endpoints/line_channel.h"
+#include "harness/live/endpoints/line_channel.h"
 
 #include <poll.h>
 #include <sys/socket.h>
@@ -12,7 +12,7 @@
 #include <stdexcept>
 
 #include "core/errors.h"
-#include "generators/endpoints/clock.h"
+#include "harness/live/endpoints/clock.h"
 
 namespace gw::endpoints {
 
