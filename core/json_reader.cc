@@ -188,6 +188,11 @@ std::optional<std::string> JsonReader::optional_string(std::string_view key) con
 
 std::string JsonReader::choice(std::string_view key, std::initializer_list<std::string_view> choices,
                                std::string_view fallback) const {
+  return choice(key, std::span<const std::string_view>(choices.begin(), choices.size()), fallback);
+}
+
+std::string JsonReader::choice(std::string_view key, std::span<const std::string_view> choices,
+                               std::string_view fallback) const {
   if (!has(key)) {
     return std::string(fallback);
   }

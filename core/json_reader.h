@@ -13,6 +13,7 @@
 #include <initializer_list>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -56,6 +57,8 @@ class JsonReader {
   std::optional<std::string> optional_string(std::string_view key) const;
   // One of `choices`; `fallback` when absent.
   std::string choice(std::string_view key, std::initializer_list<std::string_view> choices,
+                     std::string_view fallback) const;
+  std::string choice(std::string_view key, std::span<const std::string_view> choices,
                      std::string_view fallback) const;
   bool boolean(std::string_view key, bool fallback) const;
 

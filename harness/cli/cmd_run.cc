@@ -19,6 +19,7 @@
 #include "harness/live/endpoints/ibverbs_devices.h"
 #include "harness/live/live_runner.h"
 #include "harness/run/scenario.h"
+#include "harness/run/workloads/workload_kind.h"
 #include "harness/sim/sim_runner.h"
 #include "reports/report.h"
 #include "reports/text.h"
@@ -495,7 +496,7 @@ int cmd_run(const Args& args) {
       result_json["tcp_baselines"] = run_baselines(scenario, lo, out, baselines, result_json);
     }
   }
-  if (scenario.workload.kind != "flows") {
+  if (workload_kind(scenario.workload.kind).iterations) {
     // slowdown_vs_ideal: the same job on the same topology with every WAN link reduced to its
     // propagation delay and rate (no loss, jitter, AQM or queue limit) and no background
     // traffic, in virtual time.

@@ -1,4 +1,5 @@
 #include "harness/cli/run_cost.h"
+#include "harness/run/workloads/workload_kind.h"
 
 #include <algorithm>
 #include <cmath>
@@ -177,14 +178,15 @@ RunCost estimate_cost(const Scenario& s) {
   double items = 0;
   double collective_pairs = 0;
   double runs = 1;
-  if (w.kind == "flows") {
+  const bool iterations = workload_kind(w.kind).iterations;
+  if (!iterations) {
     flows(w.flows, w.duration);
   } else {
     runs = 2;  // and the unimpaired baseline
     std::vector<const coll::CollectiveSpec*> ops;
     double p2p_bytes = 0;
     double p2p_items = 0;
-    if (w.kind == "collective") {
+    if (w.training.items.empty()) {  // "collective": one op, `iterations` times
       for (std::uint32_t i = 0; i < w.iterations; ++i) {
         ops.push_back(&w.collective);
       }
@@ -211,7 +213,7 @@ RunCost estimate_cost(const Scenario& s) {
   }
   // Background beside a job counts only what is given in bytes: a bulk or microburst flow runs
   // as long as the job, which is not known before it runs (priced over 0 s).
-  flows(w.background, w.kind == "flows" ? w.duration : Duration{0});
+  flows(w.background, iterations ? Duration{0} : w.duration);
   c.connections = flow_connections + collective_pairs;
   c.packets += flow_packets;
   const double conn_bytes =

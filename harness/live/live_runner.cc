@@ -1,4 +1,5 @@
 #include "harness/live/live_runner.h"
+#include "harness/run/workloads/workload_kind.h"
 
 #include <poll.h>
 #include <signal.h>
@@ -890,7 +891,7 @@ void RealTimeRun::probe_restarted_emulator() {
 }
 
 Instant RealTimeRun::run() {
-  const bool flows_only = c_.scenario.workload.kind == "flows";
+  const bool flows_only = !workload_kind(c_.scenario.workload.kind).iterations;
   const Instant limit = kEpoch + c_.scenario.workload.duration;
   loop_.run_until(
       rt_.now());  // the run starts now, not at the epoch: the endpoints took a while to get ready

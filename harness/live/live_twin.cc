@@ -17,6 +17,7 @@
 #include "core/errors.h"
 #include "harness/live/endpoints/tcp_endpoint.h"
 #include "harness/live/live_runner.h"
+#include "harness/run/workloads/workload_kind.h"
 
 extern char** environ;
 
@@ -44,8 +45,9 @@ CctSummary cct_summary(const nlohmann::json& result) {
   const std::string kind = result.value("scenario_json", nlohmann::json::object())
                                .value("workload", nlohmann::json::object())
                                .value("kind", "collective");
-  const bool flows = kind == "flows";
-  const char* ops = kind == "pipeline" ? "transfers" : "collectives";
+  const WorkloadKind* entry = find_workload_kind(kind);
+  const bool flows = entry != nullptr && !entry->iterations;
+  const std::string ops(entry != nullptr ? entry->ops_key : "collectives");
   for (const nlohmann::json& op :
        flows ? nlohmann::json::array() : result.value(ops, nlohmann::json::array())) {
     const auto start = op.value("start_ns", std::int64_t{0});

@@ -21,6 +21,7 @@
 #include "harness/run/qp_scheduler.h"
 #include "harness/run/queue_pairs.h"
 #include "harness/run/recording_cc.h"
+#include "harness/run/workloads/workload_kind.h"
 
 namespace gw {
 
@@ -151,7 +152,7 @@ class SimRun final : public fabric::Receiver, public Wakeable, public MessageSer
     for (Flow& f : flows_) {
       track(f);
     }
-    if (s.workload.kind != "flows") {
+    if (workload_kind(s.workload.kind).iterations) {
       start_collectives();
     }
     next_sample_ = kEpoch + s.interval;
@@ -711,67 +712,6 @@ SimResult SimRun::run() {
 SimResult run_sim(const Scenario& scenario, const SimOptions& options) {
   SimRun run(scenario, options);
   return run.run();
-}
-
-namespace {
-
-// A training workload's items, split into iterations (the driver runs them one after another,
-// so dependencies on the previous iteration are implied) with indices made local.
-std::vector<IterationPlan> plans_of(const wl::Workload& w) {
-  std::vector<IterationPlan> plans(w.iterations);
-  std::vector<std::uint32_t> local(w.items.size());
-  for (std::size_t g = 0; g < w.items.size(); ++g) {
-    const wl::WorkItem& in = w.items[g];
-    IterationPlan& plan = plans.at(in.iteration);
-    local[g] = static_cast<std::uint32_t>(plan.items.size());
-    WorkItem out;
-    out.name = in.label;
-    if (in.kind == wl::WorkKind::kCompute) {
-      out.compute = in.duration;
-      out.rank = in.rank == wl::kAllRanks ? WorkItem::kAllRanks : in.rank;
-    } else if (in.kind == wl::WorkKind::kCollective) {
-      out.is_collective = true;
-      out.collective = in.collective;
-    } else {
-      out.is_p2p = true;
-      out.src = in.src;
-      out.dst = in.dst;
-      out.bytes = in.bytes;
-    }
-    for (const std::uint32_t a : in.after) {
-      if (w.items[a].iteration == in.iteration) {
-        out.after.push_back(local[a]);
-      }
-    }
-    plan.items.push_back(std::move(out));
-  }
-  return plans;
-}
-
-}  // namespace
-
-std::vector<IterationPlan> iteration_plans(const WorkloadSpec& w) {
-  if (w.kind != "collective") {
-    return plans_of(w.training);
-  }
-  std::vector<IterationPlan> plans(w.iterations);
-  for (IterationPlan& plan : plans) {
-    if (w.compute.count() > 0) {
-      WorkItem compute;
-      compute.name = "compute";
-      compute.compute = w.compute;
-      plan.items.push_back(compute);
-    }
-    WorkItem op;
-    op.name = std::string(coll::op_name(w.collective.op));
-    op.is_collective = true;
-    op.collective = w.collective;
-    if (!plan.items.empty()) {
-      op.after.push_back(0);
-    }
-    plan.items.push_back(op);
-  }
-  return plans;
 }
 
 }  // namespace gw

@@ -4,9 +4,6 @@
 // for byte.
 #pragma once
 
-#include <vector>
-
-#include "harness/run/collective_driver.h"
 #include "harness/run/scenario.h"
 #include "harness/run/sim_result.h"
 
@@ -17,9 +14,5 @@ struct SimOptions {
 };
 
 SimResult run_sim(const Scenario& scenario, const SimOptions& options = {});
-
-// The iterations a collective or training workload runs, as the CollectiveDriver takes them
-// (the simulator and live mode both run these).
-std::vector<IterationPlan> iteration_plans(const WorkloadSpec& w);
 
 }  // namespace gw
