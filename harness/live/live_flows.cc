@@ -120,7 +120,6 @@ void LiveFlows::delivered(std::uint64_t msg, Instant at) {
 }
 
 void LiveFlows::add_results(const std::array<nlohmann::json, 2>& stats, Instant stop, SimResult& r) const {
-  std::vector<double> bulk;
   for (std::size_t i = 0; i < flows_.size(); ++i) {
     const Flow& f = flows_[i];
     FlowResult fr;
@@ -152,31 +151,9 @@ void LiveFlows::add_results(const std::array<nlohmann::json, 2>& stats, Instant 
       }
       fr.mean_cwnd_bytes = q->value("cwnd_bytes", std::uint64_t{0});  // the last, not a mean
     }
-    const Duration active = fr.completion.count() >= 0 ? fr.completion : stop - began;
-    if (active.count() > 0) {
-      fr.goodput_bps = static_cast<std::uint64_t>(static_cast<long double>(fr.bytes_delivered) * 8e9L /
-                                                  static_cast<long double>(active.count()));
-    }
-    if (f.spec.bytes == 0) {  // as the simulator: every bulk flow, background included
-      bulk.push_back(static_cast<double>(fr.goodput_bps));
-    }
-    if (!fr.traffic_class.empty()) {  // the background per class, as the simulator's
-      auto it = std::find_if(r.background.begin(), r.background.end(),
-                             [&](const BackgroundResult& b) { return b.traffic_class == fr.traffic_class; });
-      if (it == r.background.end()) {
-        BackgroundResult b;
-        b.traffic_class = fr.traffic_class;
-        it = r.background.insert(r.background.end(), b);
-      }
-      ++it->flows;
-      it->bytes_delivered += fr.bytes_delivered;
-      it->goodput_bps += fr.goodput_bps;
-      it->retransmits += fr.retransmits;
-    }
+    fr.goodput_bps =
+        goodput_bps(fr.bytes_delivered, fr.completion.count() >= 0 ? fr.completion : stop - began);
     r.flows.push_back(std::move(fr));
-  }
-  if (!bulk.empty()) {
-    r.jain_fairness = jain_index(bulk);
   }
 }
 

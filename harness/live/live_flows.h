@@ -45,7 +45,8 @@ class LiveFlows final : public Wakeable {
   void delivered(std::uint64_t msg, Instant at);
 
   // One FlowResult per flow, in the scenario's order, from the endpoints' last stats messages
-  // (their sending queue pairs' counters); `stop`: when the run ended.
+  // (their sending queue pairs' counters); `stop`: when the run ended. summarize_flows adds
+  // the per-class background and the fairness index.
   void add_results(const std::array<nlohmann::json, 2>& stats, Instant stop, SimResult& r) const;
   bool empty() const { return flows_.empty(); }
 

@@ -1090,6 +1090,7 @@ LiveRun run_live(const Scenario& scenario, const LiveOptions& options) {
   const std::array<nlohmann::json, 2>& stats = real_time.stats();
   fill_counters(stats, emu_stats, host_delta, c.regions, c.tcp, !c.ports, emulator_died, r);
   real_time.flows().add_results(stats, stop, r);
+  summarize_flows(r);
   run.live = {{"bench", options.bench},
               {"work_dir", c.work.string()},
               {"clock",

@@ -33,6 +33,39 @@ double jain_index(const std::vector<double>& x) {
   return sum * sum / (static_cast<double>(x.size()) * squares);
 }
 
+std::uint64_t goodput_bps(std::uint64_t bytes, Duration active) {
+  if (active.count() <= 0) {
+    return 0;
+  }
+  return static_cast<std::uint64_t>(static_cast<long double>(bytes) * 8e9L /
+                                    static_cast<long double>(active.count()));
+}
+
+void summarize_flows(SimResult& r) {
+  std::vector<double> bulk;
+  for (const FlowResult& f : r.flows) {
+    if (f.traffic_class == "collective") {
+      continue;
+    }
+    if (f.size_bytes == 0) {
+      bulk.push_back(static_cast<double>(f.goodput_bps));
+    }
+    if (f.traffic_class.empty()) {
+      continue;
+    }
+    auto it = std::find_if(r.background.begin(), r.background.end(),
+                           [&](const BackgroundResult& b) { return b.traffic_class == f.traffic_class; });
+    if (it == r.background.end()) {
+      it = r.background.insert(r.background.end(), BackgroundResult{f.traffic_class});
+    }
+    ++it->flows;
+    it->bytes_delivered += f.bytes_delivered;
+    it->goodput_bps += f.goodput_bps;
+    it->retransmits += f.retransmits;
+  }
+  r.jain_fairness = jain_index(bulk);
+}
+
 nlohmann::json to_json(const SimResult& r) {
   nlohmann::json flows = nlohmann::json::array();
   for (const FlowResult& f : r.flows) {

@@ -162,5 +162,11 @@ struct SimResult {
 
 nlohmann::json to_json(const SimResult& r);
 double jain_index(const std::vector<double>& x);
+// `bytes` delivered over `active`, in bit/s (0 when `active` is not positive).
+std::uint64_t goodput_bps(std::uint64_t bytes, Duration active);
+// The summaries of r.flows that sim and live both report: the background per class, and Jain's
+// index over the bulk flows' goodputs (size 0; background included, a collective's
+// connections, class "collective", not).
+void summarize_flows(SimResult& r);
 
 }  // namespace gw

@@ -614,7 +614,6 @@ SimResult SimRun::run() {
   r.events = loop_.events_run();
   r.scenario_json = scenario_.source;
   r.warmup_iterations = scenario_.warmup_iterations;
-  std::vector<double> bulk_goodputs;
   for (Flow& f : flows_) {
     const transport::QpStats& totals = f.sender->stats();
     r.transport.packets_sent += totals.data_packets_sent;
@@ -647,34 +646,11 @@ SimResult SimRun::run() {
     fr.mean_cwnd_bytes = f.cc->mean_cwnd(stop);
     fr.mean_pacing_rate_bps = f.cc->mean_rate(stop);
     fr.completion = f.completion;
-    const Duration active = f.completion.count() >= 0 ? f.completion : (stop - kEpoch) - f.spec.start;
-    if (active.count() > 0) {
-      fr.goodput_bps = static_cast<std::uint64_t>(static_cast<long double>(st.bytes_delivered) * 8e9L /
-                                                  static_cast<long double>(active.count()));
-    }
-    if (f.connection) {
-      r.flows.push_back(std::move(fr));
-      continue;
-    }
-    if (f.spec.bytes == 0) {
-      bulk_goodputs.push_back(static_cast<double>(fr.goodput_bps));
-    }
-    if (!fr.traffic_class.empty()) {
-      auto it = std::find_if(r.background.begin(), r.background.end(),
-                             [&](const BackgroundResult& b) { return b.traffic_class == fr.traffic_class; });
-      if (it == r.background.end()) {
-        BackgroundResult b;
-        b.traffic_class = fr.traffic_class;
-        it = r.background.insert(r.background.end(), b);
-      }
-      ++it->flows;
-      it->bytes_delivered += fr.bytes_delivered;
-      it->goodput_bps += fr.goodput_bps;
-      it->retransmits += fr.retransmits;
-    }
+    fr.goodput_bps = goodput_bps(st.bytes_delivered,
+                                 f.completion.count() >= 0 ? f.completion : (stop - kEpoch) - f.spec.start);
     r.flows.push_back(std::move(fr));
   }
-  r.jain_fairness = jain_index(bulk_goodputs);
+  summarize_flows(r);
   for (const fabric::HopStats& h : net_.hop_stats()) {
     HopResult hr;
     hr.name = h.name;
