@@ -48,4 +48,22 @@ std::string read_text_file(const std::string& file, std::uint64_t limit_bytes, s
   return text;
 }
 
+void write_text_file_atomically(const std::string& file, std::string_view text) {
+  namespace fs = std::filesystem;
+  const std::string tmp = file + ".partial";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out << text;
+    out.flush();
+    if (!out) {
+      throw EnvironmentError("cannot write " + tmp);
+    }
+  }
+  std::error_code ec;
+  fs::rename(tmp, file, ec);
+  if (ec) {
+    throw EnvironmentError("cannot rename " + tmp + " to " + file + ": " + ec.message());
+  }
+}
+
 }  // namespace gw

@@ -23,6 +23,7 @@
 #include <thread>
 
 #include "core/errors.h"
+#include "core/text_file.h"
 #include "emulator/dpdk/capture.h"
 #include "emulator/dpdk/control.h"
 #include "emulator/dpdk/eal.h"
@@ -64,19 +65,8 @@ void install_signal_handlers() {
   sigaction(SIGHUP, &hup, nullptr);
 }
 
-// Writes FILE.tmp and renames it over FILE, so a reader never sees half a file.
 void write_json_file(const std::string& file, const nlohmann::json& j) {
-  const std::string tmp = file + ".tmp";
-  {
-    std::ofstream f(tmp);
-    f << j.dump(2) << "\n";
-    if (!f) {
-      throw EnvironmentError("cannot write " + tmp);
-    }
-  }
-  if (std::rename(tmp.c_str(), file.c_str()) != 0) {
-    throw EnvironmentError("cannot rename " + tmp + " to " + file);
-  }
+  write_text_file_atomically(file, j.dump(2) + "\n");
 }
 
 // The profile in force, named in the stats; set by the reload paths (other threads).
