@@ -188,9 +188,29 @@ Duration seconds_option(double s, const char* name) {
   return Duration{static_cast<std::int64_t>(s * 1e9)};
 }
 
-}  // namespace
+// What the command line asks for.
+struct EmuRequest {
+  std::string profile_file;
+  std::string stats_json;
+  std::string metrics;  // normalised to IPV4:PORT once checked
+  std::string capture_dir;
+  std::string control;
+  std::string control_token_file;
+  std::optional<ListenAddress> control_address;
+  double duration_s = 0;
+  double drain_s = 0.5;
+  double stats_interval_s = 0;
+  double capture_max_mb = 100;
+  unsigned idle_sleep_us = 100;
+  std::uint32_t mbufs = 0;  // 0: sized from the profile
+  std::uint32_t max_frame_bytes = 2048;
+  unsigned int_dscp = kIntDefaultDscp;
+  int rt_priority = 0;
+  bool busy_poll = false;
+  Args eal_args;  // everything after the first `--`
+};
 
-int cmd_emu(const Args& args) {
+po::options_description emu_options(EmuRequest& r) {
   po::options_description opts(
       "gradwall emu --profile FILE [options] -- EAL-ARGS\n\n"
       "Forwards between two DPDK ports through the profile's impairments: port 0 faces side A\n"
@@ -207,231 +227,205 @@ int cmd_emu(const Args& args) {
       "     --vdev=net_af_packet0,iface=gw-a-emu,framecnt=4096 "
       "--vdev=net_af_packet1,iface=gw-b-emu,framecnt=4096\n"
       "Exit: 0 balanced, 1 accounting or mbuf check failed, 2 bad input, 3 DPDK/ports failed.\nOptions");
-  std::string profile_file;
-  std::string stats_json;
-  std::string metrics;
-  std::string capture_dir;
-  std::string control;
-  std::string control_token_file;
-  double duration_s = 0;
-  double drain_s = 0.5;
-  double stats_interval_s = 0;
-  double capture_max_mb = 100;
-  unsigned idle_sleep_us = 100;
-  std::uint32_t mbufs = 0;
-  std::uint32_t max_frame_bytes = 2048;
-  unsigned int_dscp = kIntDefaultDscp;
-  int rt_priority = 0;
-  opts.add_options()("help,h", "this help")("profile", po::value<std::string>(&profile_file),
+  opts.add_options()("help,h", "this help")("profile", po::value<std::string>(&r.profile_file),
                                             "profile file (required)")(
-      "duration", po::value<double>(&duration_s),
+      "duration", po::value<double>(&r.duration_s),
       "stop by itself after S seconds (default: run until a signal)")(
-      "stats-json", po::value<std::string>(&stats_json),
+      "stats-json", po::value<std::string>(&r.stats_json),
       "write the counters to FILE as JSON at exit (and every --stats-interval)")(
-      "stats-interval", po::value<double>(&stats_interval_s),
+      "stats-interval", po::value<double>(&r.stats_interval_s),
       "every S seconds: rewrite --stats-json with the live counters and print a line on stderr")(
-      "metrics", po::value<std::string>(&metrics),
+      "metrics", po::value<std::string>(&r.metrics),
       "serve Prometheus metrics on PORT (loopback) or IPV4:PORT (e.g. 9464, 127.0.0.1:9464; port 0 = "
-      "any free)")("capture", po::value<std::string>(&capture_dir),
+      "any free)")("capture", po::value<std::string>(&r.capture_dir),
                    "write DIR/port{0,1}-{in,out}.pcap: what each port received and sent")(
-      "capture-max-mb", po::value<double>(&capture_max_mb)->default_value(capture_max_mb),
+      "capture-max-mb", po::value<double>(&r.capture_max_mb)->default_value(r.capture_max_mb),
       "size bound per capture file (MiB); past it frames are counted, not written")(
-      "control", po::value<std::string>(&control),
+      "control", po::value<std::string>(&r.control),
       "HTTP control endpoint on PORT (loopback), IPV4:PORT or [IPV6]:PORT (GET /stats, POST /profile); "
       "needs --control-token-file; loopback only unless --control-allow-remote")(
       "control-allow-remote", "let --control listen on a non-loopback address (the token travels in clear)")(
-      "control-token-file", po::value<std::string>(&control_token_file),
+      "control-token-file", po::value<std::string>(&r.control_token_file),
       "file whose first line is the bearer token the control endpoint requires")(
-      "drain", po::value<double>(&drain_s)->default_value(drain_s),
+      "drain", po::value<double>(&r.drain_s)->default_value(r.drain_s),
       "seconds to keep sending held packets after stop")(
       "busy-poll", "never sleep when idle (lowest rx latency, one CPU per lcore at 100 %)")(
-      "idle-sleep-us", po::value<unsigned>(&idle_sleep_us)->default_value(idle_sleep_us),
+      "idle-sleep-us", po::value<unsigned>(&r.idle_sleep_us)->default_value(r.idle_sleep_us),
       "sleep when idle (nothing received, nothing due sooner); 0 = --busy-poll")(
-      "rt-priority", po::value<int>(&rt_priority),
+      "rt-priority", po::value<int>(&r.rt_priority),
       "run the forwarding lcores SCHED_FIFO at this priority (1-99; root): timely wakeups on a busy "
       "machine; use with the idle back-off, not --busy-poll (the kernel throttles real-time spinning)")(
-      "mbufs", po::value<std::uint32_t>(&mbufs),
+      "mbufs", po::value<std::uint32_t>(&r.mbufs),
       "mbufs in the pool, instead of the size worked out from the profile (rate x longest hold "
       "+ queue limits, full-size frames; docs/guide/emu.md); each takes ~2.3 KiB of EAL memory")(
-      "max-frame-bytes", po::value<std::uint32_t>(&max_frame_bytes)->default_value(max_frame_bytes),
+      "max-frame-bytes", po::value<std::uint32_t>(&r.max_frame_bytes)->default_value(r.max_frame_bytes),
       "largest frame one mbuf holds (data room = this + 128 B headroom); jumbo frames: 9018, or with "
       "af_packet framesz=F at least F - 32 (e.g. 10240 for framesz=10240); over 1518 the ports are asked "
       "for a jumbo MTU")(
-      "int-dscp", po::value<unsigned>(&int_dscp)->default_value(int_dscp),
+      "int-dscp", po::value<unsigned>(&r.int_dscp)->default_value(r.int_dscp),
       "DSCP marking frames that carry an INT-MD header after TCP/UDP; the profile's queue telemetry "
       "(queue.int) is written into them (docs/guide/emu.md)");
 
-  // Everything after the first `--` belongs to the EAL.
-  Args ours = args;
-  Args eal_args;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--") {
-      ours.assign(args.begin(), args.begin() + static_cast<std::ptrdiff_t>(i));
-      eal_args.assign(args.begin() + static_cast<std::ptrdiff_t>(i) + 1, args.end());
-      break;
-    }
+  return opts;
+}
+
+// Sizes and settings in their ranges.
+void check_ranges(const EmuRequest& r) {
+  if (!(r.capture_max_mb > 0 && r.capture_max_mb <= 1e6)) {
+    throw InputError("--capture-max-mb", "", "must be in (0, 1e6], got " + std::to_string(r.capture_max_mb));
   }
-  ForwarderOptions fo;
-  po::variables_map vm;
-  po::store(po::command_line_parser(ours).options(opts).run(), vm);
-  po::notify(vm);
-  if (vm.count("help")) {
-    std::cout << opts << "\n";
-    return kExitOk;
-  }
-  if (profile_file.empty()) {
-    throw InputError("emu", "",
-                     "needs --profile FILE and EAL arguments after `--` (see gradwall emu --help)");
-  }
-  if (vm.count("mbufs") && mbufs < 4096) {
-    throw InputError("--mbufs", "",
-                     "must be at least 4096 (rx/tx rings of two ports), got " + std::to_string(mbufs));
-  }
-  if (vm.count("stats-interval") && !(stats_interval_s >= 0.1 && stats_interval_s <= 86400)) {
-    throw InputError("--stats-interval", "",
-                     "must be seconds in [0.1, 86400], got " + std::to_string(stats_interval_s));
-  }
-  if (!(capture_max_mb > 0 && capture_max_mb <= 1e6)) {
-    throw InputError("--capture-max-mb", "", "must be in (0, 1e6], got " + std::to_string(capture_max_mb));
-  }
-  if (control.empty() != control_token_file.empty()) {
+  if (r.control.empty() != r.control_token_file.empty()) {
     throw InputError("--control", "", "--control and --control-token-file go together");
   }
-  if (max_frame_bytes < 1518 || max_frame_bytes > 65535 - 128) {
+  if (r.max_frame_bytes < 1518 || r.max_frame_bytes > 65535 - 128) {
     throw InputError("--max-frame-bytes", "",
-                     "must be in [1518, 65407], got " + std::to_string(max_frame_bytes));
+                     "must be in [1518, 65407], got " + std::to_string(r.max_frame_bytes));
   }
-  if (int_dscp > 63) {
-    throw InputError("--int-dscp", "", "must be a DSCP in [0, 63], got " + std::to_string(int_dscp));
+  if (r.int_dscp > 63) {
+    throw InputError("--int-dscp", "", "must be a DSCP in [0, 63], got " + std::to_string(r.int_dscp));
   }
-  std::optional<ListenAddress> control_address;
-  if (!control.empty()) {
-    control_address = parse_listen_address("--control", control);
-    if (!control_address->loopback && !vm.count("control-allow-remote")) {
+}
+
+// --control on loopback unless --control-allow-remote; --metrics on IPv4 (civetweb).
+void check_listen_addresses(EmuRequest& r, bool allow_remote) {
+  if (!r.control.empty()) {
+    r.control_address = parse_listen_address("--control", r.control);
+    if (!r.control_address->loopback && !allow_remote) {
       throw InputError(
           "--control", "",
-          control_address->host +
+          r.control_address->host +
               " is not a loopback address; the endpoint changes the running profile and its token "
               "travels in clear: use 127.0.0.1 or [::1], or give --control-allow-remote");
     }
   }
-  if (!metrics.empty()) {
-    const ListenAddress m = parse_listen_address("--metrics", metrics);
+  if (!r.metrics.empty()) {
+    const ListenAddress m = parse_listen_address("--metrics", r.metrics);
     if (m.ipv6) {
       // Debian's civetweb (under prometheus-cpp) is built without IPv6: it cannot bind [::1].
       throw InputError("--metrics", "",
                        "IPv6 is not supported here (civetweb without IPv6); use PORT or IPV4:PORT");
     }
-    metrics = m.text();
+    r.metrics = m.text();
   }
-  fo.int_dscp = static_cast<std::uint8_t>(int_dscp);
-  if (vm.count("rt-priority") && (rt_priority < 1 || rt_priority > 99)) {
-    throw InputError("--rt-priority", "", "must be in [1, 99], got " + std::to_string(rt_priority));
-  }
-  fo.rt_priority = rt_priority;
-  fo.duration = seconds_option(duration_s, "duration");
-  fo.drain = seconds_option(drain_s, "drain");
-  fo.idle_sleep = vm.count("busy-poll") ? Duration{0} : Duration{std::chrono::microseconds(idle_sleep_us)};
-  const Profile profile = load_profile(profile_file);
-  const std::string token = control.empty() ? std::string() : read_token_file(control_token_file);
+}
 
-  install_signal_handlers();
-  const Eal eal(eal_args);
-  const PortIds ids = first_two_ports();
-  fo.worker_lcore = first_worker_lcore();
-  const BitRate link{std::max(port_speed(ids.a).bps, port_speed(ids.b).bps)};
-  const PoolSizing sizing =
-      size_mbuf_pool(profile, link, mbufs_outside_the_profile(fo.worker_lcore >= 0 ? 2 : 1));
-  if (!vm.count("mbufs")) {
-    mbufs = sizing.mbufs;
-  }
-  // Ports that can chain mbufs (scattered rx) take long frames in default-size mbufs; the
-  // others (af_packet) need each frame in one mbuf.
-  const bool chained =
-      max_frame_bytes > kDefaultMbufDataRoom - 128U && can_scatter(ids.a) && can_scatter(ids.b);
-  const std::uint16_t data_room = chained ? kDefaultMbufDataRoom : mbuf_data_room(max_frame_bytes);
-  std::cerr << "gradwall emu: mbuf pool " << mbufs << " mbufs of " << data_room << " data bytes"
-            << (chained ? " (longer frames in chained mbufs)" : "") << ", ~"
-            << pool_mib(mbufs, mbuf_object_bytes(data_room)) << " MiB of EAL memory ("
-            << (vm.count("mbufs") ? "--mbufs" : "sized from the profile") << ": in flight a_to_b "
-            << sizing.in_flight_a_to_b << " + b_to_a " << sizing.in_flight_b_to_a << " + ports and caches "
-            << sizing.fixed << " at " << static_cast<double>(link.bps) / 1e9 << " Gbit/s link, minimum "
-            << kMinMbufs << ")\n";
-  MbufPool pool("gw_mbufs", mbufs, data_room);
-  EthPort a(ids.a, pool.get(), max_frame_bytes);
-  EthPort b(ids.b, pool.get(), max_frame_bytes);
-  fo.port_a = ids.a;
-  fo.port_b = ids.b;
-  fo.pool = pool.get();
-
-  Exchange exchange;
-  fo.exchange = &exchange;
-  CurrentProfile current(profile.name);
-  std::optional<MetricsServer> metrics_server;
-  if (!metrics.empty()) {
-    metrics_server.emplace(metrics, exchange, a.name(), b.name());
-    std::cerr << "gradwall emu: metrics on http://" << metrics.substr(0, metrics.rfind(':')) << ":"
-              << metrics_server->port() << "/metrics\n";
-  }
-  std::optional<Capture> capture;
-  if (!capture_dir.empty()) {
-    capture.emplace(capture_dir, static_cast<std::uint64_t>(capture_max_mb * 1024 * 1024));
-    fo.capture_a_in = capture->port_in(0);
-    fo.capture_a_out = capture->port_out(0);
-    fo.capture_b_in = capture->port_in(1);
-    fo.capture_b_out = capture->port_out(1);
-  }
-  const auto started = std::chrono::steady_clock::now();
-  std::optional<ControlServer> control_server;
-  if (!control.empty()) {
-    ControlServer::Hooks hooks;
-    hooks.stats = [&] {
-      return live_stats_json(
-          exchange, current,
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
-    };
-    hooks.applied = [&](const Profile& p) {
-      current.set(p.name);
-      std::cerr << "gradwall emu: control: profile " << p.name << " applied\n";
-    };
-    control_server.emplace(*control_address, token, exchange, hooks);
-    std::cerr << "gradwall emu: control endpoint on "
-              << (control_address->ipv6 ? "[" + control_address->host + "]" : control_address->host) << ":"
-              << control_server->port() << "\n";
-  }
-  std::cerr << "gradwall emu: " << a.name() << " = side A, " << b.name() << " = side B, profile "
-            << profile.name << "; "
-            << (fo.worker_lcore >= 0
-                    ? "a_to_b on the main lcore, b_to_a on lcore " + std::to_string(fo.worker_lcore)
-                    : std::string("both directions on one lcore"))
-            << "; forwarding\n";
-  EmuStats stats;
-  {
-    const Monitor monitor(exchange, current, profile_file, stats_interval_s, stats_json);
-    stats = run_forwarder(profile, fo, g_stop);
-  }
-  control_server.reset();
-  for (const LcoreStats& l : stats.lcores) {
-    if (fo.rt_priority > 0 && !l.realtime) {
-      std::cerr
-          << "gradwall emu: --rt-priority: a forwarding lcore could not be made SCHED_FIFO (needs root or "
-             "CAP_SYS_NICE); it ran at normal priority\n";
+// The request, or nullopt after printing the help. InputError names the option at fault.
+std::optional<EmuRequest> parse_request(const Args& args) {
+  EmuRequest r;
+  const po::options_description opts = emu_options(r);
+  Args ours = args;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--") {
+      ours.assign(args.begin(), args.begin() + static_cast<std::ptrdiff_t>(i));
+      r.eal_args.assign(args.begin() + static_cast<std::ptrdiff_t>(i) + 1, args.end());
       break;
     }
   }
-  nlohmann::json capture_json;
-  if (capture) {
-    capture_json = capture->finish();
+  po::variables_map vm;
+  po::store(po::command_line_parser(ours).options(opts).run(), vm);
+  po::notify(vm);
+  if (vm.count("help")) {
+    std::cout << opts << "\n";
+    return std::nullopt;
   }
-  stats.port_a = a.stats();
-  stats.port_b = b.stats();
-  a.close();
-  b.close();
-  stats.pool_size = pool.size();
-  stats.pool_available = pool.available();
+  if (r.profile_file.empty()) {
+    throw InputError("emu", "",
+                     "needs --profile FILE and EAL arguments after `--` (see gradwall emu --help)");
+  }
+  if (vm.count("mbufs") && r.mbufs < 4096) {
+    throw InputError("--mbufs", "",
+                     "must be at least 4096 (rx/tx rings of two ports), got " + std::to_string(r.mbufs));
+  }
+  if (vm.count("stats-interval") && !(r.stats_interval_s >= 0.1 && r.stats_interval_s <= 86400)) {
+    throw InputError("--stats-interval", "",
+                     "must be seconds in [0.1, 86400], got " + std::to_string(r.stats_interval_s));
+  }
+  if (vm.count("rt-priority") && (r.rt_priority < 1 || r.rt_priority > 99)) {
+    throw InputError("--rt-priority", "", "must be in [1, 99], got " + std::to_string(r.rt_priority));
+  }
+  r.busy_poll = vm.count("busy-poll") > 0;
+  check_ranges(r);
+  check_listen_addresses(r, vm.count("control-allow-remote") > 0);
+  return r;
+}
 
-  std::cout << "gradwall emu: forwarded for " << stats.seconds << " s through profile " << current.get()
-            << "\n"
+ForwarderOptions forwarder_options(const EmuRequest& r) {
+  ForwarderOptions fo;
+  fo.int_dscp = static_cast<std::uint8_t>(r.int_dscp);
+  fo.rt_priority = r.rt_priority;
+  fo.duration = seconds_option(r.duration_s, "duration");
+  fo.drain = seconds_option(r.drain_s, "drain");
+  fo.idle_sleep = r.busy_poll ? Duration{0} : Duration{std::chrono::microseconds(r.idle_sleep_us)};
+  return fo;
+}
+
+// The mbuf pool's size and data room: --mbufs or worked out from the profile (docs/guide/emu.md),
+// said on stderr.
+struct PoolPlan {
+  std::uint32_t mbufs = 0;
+  std::uint16_t data_room = 0;
+};
+
+PoolPlan plan_pool(const Profile& profile, const PortIds& ids, const ForwarderOptions& fo,
+                   const EmuRequest& r) {
+  const BitRate link{std::max(port_speed(ids.a).bps, port_speed(ids.b).bps)};
+  const PoolSizing sizing =
+      size_mbuf_pool(profile, link, mbufs_outside_the_profile(fo.worker_lcore >= 0 ? 2 : 1));
+  PoolPlan plan;
+  plan.mbufs = r.mbufs > 0 ? r.mbufs : sizing.mbufs;
+  // Ports that can chain mbufs (scattered rx) take long frames in default-size mbufs; the
+  // others (af_packet) need each frame in one mbuf.
+  const bool chained =
+      r.max_frame_bytes > kDefaultMbufDataRoom - 128U && can_scatter(ids.a) && can_scatter(ids.b);
+  plan.data_room = chained ? kDefaultMbufDataRoom : mbuf_data_room(r.max_frame_bytes);
+  std::cerr << "gradwall emu: mbuf pool " << plan.mbufs << " mbufs of " << plan.data_room << " data bytes"
+            << (chained ? " (longer frames in chained mbufs)" : "") << ", ~"
+            << pool_mib(plan.mbufs, mbuf_object_bytes(plan.data_room)) << " MiB of EAL memory ("
+            << (r.mbufs > 0 ? "--mbufs" : "sized from the profile") << ": in flight a_to_b "
+            << sizing.in_flight_a_to_b << " + b_to_a " << sizing.in_flight_b_to_a << " + ports and caches "
+            << sizing.fixed << " at " << static_cast<double>(link.bps) / 1e9 << " Gbit/s link, minimum "
+            << kMinMbufs << ")\n";
+  return plan;
+}
+
+// --capture: the four pcap files, wired into the forwarder.
+void start_capture(const EmuRequest& r, std::optional<Capture>& capture, ForwarderOptions& fo) {
+  if (r.capture_dir.empty()) {
+    return;
+  }
+  capture.emplace(r.capture_dir, static_cast<std::uint64_t>(r.capture_max_mb * 1024 * 1024));
+  fo.capture_a_in = capture->port_in(0);
+  fo.capture_a_out = capture->port_out(0);
+  fo.capture_b_in = capture->port_in(1);
+  fo.capture_b_out = capture->port_out(1);
+}
+
+// --control: GET /stats (the counters since `started`), POST /profile.
+void start_control(const EmuRequest& r, const std::string& token, Exchange& exchange, CurrentProfile& current,
+                   const std::chrono::steady_clock::time_point& started,
+                   std::optional<ControlServer>& server) {
+  if (r.control.empty()) {
+    return;
+  }
+  ControlServer::Hooks hooks;
+  hooks.stats = [&exchange, &current, &started] {
+    return live_stats_json(exchange, current,
+                           std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+  };
+  hooks.applied = [&current](const Profile& p) {
+    current.set(p.name);
+    std::cerr << "gradwall emu: control: profile " << p.name << " applied\n";
+  };
+  server.emplace(*r.control_address, token, exchange, hooks);
+  std::cerr << "gradwall emu: control endpoint on "
+            << (r.control_address->ipv6 ? "[" + r.control_address->host + "]" : r.control_address->host)
+            << ":" << server->port() << "\n";
+}
+
+// The run's counters on stdout, and in --stats-json (final).
+void report_stats(const EmuStats& stats, const std::string& profile, const nlohmann::json& capture_json,
+                  const std::string& stats_json) {
+  std::cout << "gradwall emu: forwarded for " << stats.seconds << " s through profile " << profile << "\n"
             << to_table(stats);
   for (const auto& f : capture_json) {
     std::cout << "capture " << f["file"].get<std::string>() << ": " << f["captured"]
@@ -440,13 +434,78 @@ int cmd_emu(const Args& args) {
   }
   if (!stats_json.empty()) {
     nlohmann::json j = to_json(stats);
-    j["profile"] = current.get();
+    j["profile"] = profile;
     j["final"] = true;
-    if (capture) {
+    if (!capture_json.is_null()) {
       j["capture"] = capture_json;
     }
     write_json_file(stats_json, j);
   }
+}
+
+}  // namespace
+
+int cmd_emu(const Args& args) {
+  const std::optional<EmuRequest> r = parse_request(args);
+  if (!r) {
+    return kExitOk;  // --help
+  }
+  ForwarderOptions fo = forwarder_options(*r);
+  const Profile profile = load_profile(r->profile_file);
+  const std::string token = r->control.empty() ? std::string() : read_token_file(r->control_token_file);
+
+  install_signal_handlers();
+  const Eal eal(r->eal_args);
+  const PortIds ids = first_two_ports();
+  fo.worker_lcore = first_worker_lcore();
+  const PoolPlan plan = plan_pool(profile, ids, fo, *r);
+  MbufPool pool("gw_mbufs", plan.mbufs, plan.data_room);
+  EthPort a(ids.a, pool.get(), r->max_frame_bytes);
+  EthPort b(ids.b, pool.get(), r->max_frame_bytes);
+  fo.port_a = ids.a;
+  fo.port_b = ids.b;
+  fo.pool = pool.get();
+
+  Exchange exchange;
+  fo.exchange = &exchange;
+  CurrentProfile current(profile.name);
+  std::optional<MetricsServer> metrics_server;
+  if (!r->metrics.empty()) {
+    metrics_server.emplace(r->metrics, exchange, a.name(), b.name());
+    std::cerr << "gradwall emu: metrics on http://" << r->metrics.substr(0, r->metrics.rfind(':')) << ":"
+              << metrics_server->port() << "/metrics\n";
+  }
+  std::optional<Capture> capture;
+  start_capture(*r, capture, fo);
+  const auto started = std::chrono::steady_clock::now();
+  std::optional<ControlServer> control_server;
+  start_control(*r, token, exchange, current, started, control_server);
+  std::cerr << "gradwall emu: " << a.name() << " = side A, " << b.name() << " = side B, profile "
+            << profile.name << "; "
+            << (fo.worker_lcore >= 0
+                    ? "a_to_b on the main lcore, b_to_a on lcore " + std::to_string(fo.worker_lcore)
+                    : std::string("both directions on one lcore"))
+            << "; forwarding\n";
+  EmuStats stats;
+  {
+    const Monitor monitor(exchange, current, r->profile_file, r->stats_interval_s, r->stats_json);
+    stats = run_forwarder(profile, fo, g_stop);
+  }
+  control_server.reset();
+  if (fo.rt_priority > 0 && std::any_of(stats.lcores.begin(), stats.lcores.end(),
+                                        [](const LcoreStats& l) { return !l.realtime; })) {
+    std::cerr
+        << "gradwall emu: --rt-priority: a forwarding lcore could not be made SCHED_FIFO (needs root or "
+           "CAP_SYS_NICE); it ran at normal priority\n";
+  }
+  const nlohmann::json capture_json = capture ? capture->finish() : nlohmann::json();
+  stats.port_a = a.stats();
+  stats.port_b = b.stats();
+  a.close();
+  b.close();
+  stats.pool_size = pool.size();
+  stats.pool_available = pool.available();
+  report_stats(stats, current.get(), capture_json, r->stats_json);
   // The metrics endpoint stays up until here: a scrape after traffic stopped sees the final
   // counters (published by the lanes after their drain).
   metrics_server.reset();

@@ -215,35 +215,39 @@ struct RuntimeFolder {
   }
 };
 
-}  // namespace
-
-int cmd_endpoint(const Args& all_args) {
-  po::options_description opts(
-      "gradwall endpoint --control PATH --side N --address IP --scenario FILE [--io udp|dpdk] [-- EAL-ARGS]\n"
-      "gradwall endpoint --io ibverbs --list-devices\n\n"
-      "One side of a live run (started by `gradwall run --mode live`; not meant to be run by "
-      "hand).\nOptions");
+// What the command line asks for.
+struct EndpointRequest {
   std::string control;
   std::string address;
   std::string scenario_file;
   std::string io = "udp";
   std::uint32_t side = 0;
-  opts.add_options()("help,h", "this help")("control", po::value<std::string>(&control),
+  bool list_devices = false;
+  Args eal_args;  // everything after the first `--` (--io dpdk)
+};
+
+// The request, or nullopt after printing the help. InputError names the option at fault.
+std::optional<EndpointRequest> parse_request(const Args& all_args) {
+  EndpointRequest r;
+  po::options_description opts(
+      "gradwall endpoint --control PATH --side N --address IP --scenario FILE [--io udp|dpdk] [-- EAL-ARGS]\n"
+      "gradwall endpoint --io ibverbs --list-devices\n\n"
+      "One side of a live run (started by `gradwall run --mode live`; not meant to be run by "
+      "hand).\nOptions");
+  opts.add_options()("help,h", "this help")("control", po::value<std::string>(&r.control),
                                             "the coordinator's unix socket")(
-      "side", po::value<std::uint32_t>(&side), "0 (region 0, A) or 1 (region 1, B)")(
-      "address", po::value<std::string>(&address), "IPv4 address the endpoint answers for (UDP 4791)")(
-      "scenario", po::value<std::string>(&scenario_file), "the scenario file")(
-      "io", po::value<std::string>(&io)->default_value(io),
+      "side", po::value<std::uint32_t>(&r.side), "0 (region 0, A) or 1 (region 1, B)")(
+      "address", po::value<std::string>(&r.address), "IPv4 address the endpoint answers for (UDP 4791)")(
+      "scenario", po::value<std::string>(&r.scenario_file), "the scenario file")(
+      "io", po::value<std::string>(&r.io)->default_value(r.io),
       "udp (a UDP socket), dpdk (a DPDK port; EAL arguments after `--`, default: an af_packet vdev on "
       "the interface holding --address) or ibverbs (RDMA devices)")(
       "list-devices", "with --io ibverbs: print the RDMA devices, their ports and GID tables, and exit");
-  // Everything after the first `--` belongs to the EAL (--io dpdk).
   Args args = all_args;
-  Args eal_args;
   for (std::size_t i = 0; i < all_args.size(); ++i) {
     if (all_args[i] == "--") {
       args.assign(all_args.begin(), all_args.begin() + static_cast<std::ptrdiff_t>(i));
-      eal_args.assign(all_args.begin() + static_cast<std::ptrdiff_t>(i) + 1, all_args.end());
+      r.eal_args.assign(all_args.begin() + static_cast<std::ptrdiff_t>(i) + 1, all_args.end());
       break;
     }
   }
@@ -251,106 +255,138 @@ int cmd_endpoint(const Args& all_args) {
   po::store(po::command_line_parser(args).options(opts).run(), vm);
   if (vm.count("help")) {
     std::cout << opts << "\n";
-    return kExitOk;
+    return std::nullopt;
   }
   po::notify(vm);
-  if (io != "udp" && io != "dpdk" && io != "ibverbs") {
-    throw InputError("--io", "", "\"udp\", \"dpdk\" or \"ibverbs\", got \"" + io + "\"");
+  r.list_devices = vm.count("list-devices") > 0;
+  if (r.io != "udp" && r.io != "dpdk" && r.io != "ibverbs") {
+    throw InputError("--io", "", "\"udp\", \"dpdk\" or \"ibverbs\", got \"" + r.io + "\"");
   }
-  if (vm.count("list-devices") && io != "ibverbs") {
+  if (r.list_devices && r.io != "ibverbs") {
     throw InputError("--list-devices", "", "lists RDMA devices: use it with --io ibverbs");
   }
-  if (io == "ibverbs") {
-    const std::vector<endpoints::IbvDeviceInfo> devices = endpoints::list_ibverbs_devices();
-    if (devices.empty()) {
-      throw EnvironmentError(endpoints::no_rdma_devices_message());
-    }
-    if (vm.count("list-devices")) {
-      print_devices(devices);
-      return kExitOk;
-    }
-    std::string names;
-    for (const endpoints::IbvDeviceInfo& d : devices) {
-      names += (names.empty() ? "" : ", ") + d.name;
-    }
-    throw EnvironmentError("ibverbs endpoints: found " + std::to_string(devices.size()) +
-                           " RDMA device(s) (" + names +
-                           ") but the verbs data path (RC queue pairs, RDMA WRITE with immediate) is not "
-                           "implemented yet; use --endpoints udp or dpdk (docs/guide/live.md)");
+  if (r.io == "ibverbs") {
+    return r;
   }
   for (const char* name : {"control", "side", "address", "scenario"}) {
     if (!vm.count(name)) {
-      throw InputError(std::string("--") + name, "", "required with --io " + io);
+      throw InputError(std::string("--") + name, "", "required with --io " + r.io);
     }
   }
-  if (io == "udp" && !eal_args.empty()) {
+  if (r.io == "udp" && !r.eal_args.empty()) {
     throw InputError("--", "", "EAL arguments are for --io dpdk");
   }
-  const Scenario scenario = load_scenario(scenario_file);
-  if (side >= scenario.topology.regions.size()) {
-    throw InputError("--side", "",
-                     "the scenario has " + std::to_string(scenario.topology.regions.size()) +
-                         " regions, no side " + std::to_string(side));
-  }
+  return r;
+}
 
-  // DPDK first (a failing EAL ends the process before it says hello, so the runner reports the
-  // exit and its stderr). Destroyed in reverse: endpoint, port, pool, EAL, runtime folder.
+// --io ibverbs: lists the devices (--list-devices); a run says the data path is not there yet.
+int probe_ibverbs(const EndpointRequest& r) {
+  const std::vector<endpoints::IbvDeviceInfo> devices = endpoints::list_ibverbs_devices();
+  if (devices.empty()) {
+    throw EnvironmentError(endpoints::no_rdma_devices_message());
+  }
+  if (r.list_devices) {
+    print_devices(devices);
+    return kExitOk;
+  }
+  std::string names;
+  for (const endpoints::IbvDeviceInfo& d : devices) {
+    names += (names.empty() ? "" : ", ") + d.name;
+  }
+  throw EnvironmentError("ibverbs endpoints: found " + std::to_string(devices.size()) + " RDMA device(s) (" +
+                         names +
+                         ") but the verbs data path (RC queue pairs, RDMA WRITE with immediate) is not "
+                         "implemented yet; use --endpoints udp or dpdk (docs/guide/live.md)");
+}
+
+// A DPDK endpoint's port, opened before the coordinator is greeted (a failing EAL ends the
+// process before it says hello, so the runner reports the exit and its stderr). Members are
+// destroyed in reverse: port, pool, EAL, runtime folder.
+struct DpdkPort {
   RuntimeFolder folder;
+  std::string iface;
+  std::map<std::string, endpoints::MacAddress> kernel_neighbours;
   std::optional<Eal> eal;
   std::optional<MbufPool> pool;
   std::optional<EthPort> port;
-  std::string iface;
-  std::map<std::string, endpoints::MacAddress> kernel_neighbours;
-  if (io == "dpdk") {
-    iface = interface_of(address);
-    if (eal_args.empty()) {
-      if (iface.empty()) {
-        throw EnvironmentError("endpoint: no interface in this network namespace holds " + address +
-                               " (give the EAL arguments after `--`)");
-      }
-      const std::string prefix = "gw-ep-" + std::to_string(side) + "-" + std::to_string(getpid());
-      eal_args = default_eal_args(iface, side, prefix);
-      folder.path = "/var/run/dpdk/" + prefix;
+};
+
+void open_dpdk_port(EndpointRequest& r, DpdkPort& d) {
+  d.iface = interface_of(r.address);
+  if (r.eal_args.empty()) {
+    if (d.iface.empty()) {
+      throw EnvironmentError("endpoint: no interface in this network namespace holds " + r.address +
+                             " (give the EAL arguments after `--`)");
     }
-    // Before the port starts: starting the af_packet port empties the kernel's neighbour
-    // table for the interface (measured: /proc/net/arp had no entry right after).
-    kernel_neighbours = endpoints::read_kernel_neighbours(iface);
-    eal.emplace(eal_args);
-    // 8191 mbufs: the rx and tx rings (1024 each), the pool's per-lcore cache and a burst in
-    // flight, with room to spare; with --no-huge they take about 20 MiB (port.h).
-    pool.emplace("gw_ep_mbufs", 8191, kDefaultMbufDataRoom);
-    port.emplace(endpoints::first_dpdk_port(), pool->get());
+    const std::string prefix = "gw-ep-" + std::to_string(r.side) + "-" + std::to_string(getpid());
+    r.eal_args = default_eal_args(d.iface, r.side, prefix);
+    d.folder.path = "/var/run/dpdk/" + prefix;
   }
+  // Before the port starts: starting the af_packet port empties the kernel's neighbour
+  // table for the interface (measured: /proc/net/arp had no entry right after).
+  d.kernel_neighbours = endpoints::read_kernel_neighbours(d.iface);
+  d.eal.emplace(r.eal_args);
+  // 8191 mbufs: the rx and tx rings (1024 each), the pool's per-lcore cache and a burst in
+  // flight, with room to spare; with --no-huge they take about 20 MiB (port.h).
+  d.pool.emplace("gw_ep_mbufs", 8191, kDefaultMbufDataRoom);
+  d.port.emplace(endpoints::first_dpdk_port(), d.pool->get());
+}
 
-  LineChannel ch = LineChannel::connect(control);
-  const endpoints::RunTime rt = greet_coordinator(ch, side, getpid(), "endpoint");
+int serve_dpdk(const EndpointRequest& r, const Scenario& scenario, DpdkPort& d, LineChannel& ch,
+               const endpoints::RunTime& rt) {
+  endpoints::DpdkEndpointConfig cfg;
+  cfg.transport = scenario.transport.config;
+  cfg.cc = scenario.transport.cc;
+  cfg.cc_params = scenario.transport.cc_params;
+  cfg.cc_context.line_rate_bps = scenario.topology.regions[r.side].nic_rate.bps;
+  cfg.port_id = d.port->id();
+  cfg.pool = d.pool->get();
+  cfg.local_ipv4 = r.address;
+  cfg.kernel_interface = d.iface;
+  cfg.kernel_neighbours = d.kernel_neighbours;
+  cfg.epoch_monotonic_ns = rt.epoch_ns();
+  DpdkEndpoint ep(cfg);
+  std::cerr << "gradwall endpoint (side " << r.side << "): DPDK " << d.port->name() << " on " << d.iface
+            << ", MAC " << ep.mac_text() << ", " << r.address << ":4791\n";
+  return serve(ep, ch, rt, r.side, scenario.interval);
+}
 
-  if (io == "dpdk") {
-    endpoints::DpdkEndpointConfig cfg;
-    cfg.transport = scenario.transport.config;
-    cfg.cc = scenario.transport.cc;
-    cfg.cc_params = scenario.transport.cc_params;
-    cfg.cc_context.line_rate_bps = scenario.topology.regions[side].nic_rate.bps;
-    cfg.port_id = port->id();
-    cfg.pool = pool->get();
-    cfg.local_ipv4 = address;
-    cfg.kernel_interface = iface;
-    cfg.kernel_neighbours = kernel_neighbours;
-    cfg.epoch_monotonic_ns = rt.epoch_ns();
-    DpdkEndpoint ep(cfg);
-    std::cerr << "gradwall endpoint (side " << side << "): DPDK " << port->name() << " on " << iface
-              << ", MAC " << ep.mac_text() << ", " << address << ":4791\n";
-    return serve(ep, ch, rt, side, scenario.interval);
-  }
+int serve_udp(const EndpointRequest& r, const Scenario& scenario, LineChannel& ch,
+              const endpoints::RunTime& rt) {
   endpoints::UdpEndpointConfig cfg;
   cfg.transport = scenario.transport.config;
   cfg.cc = scenario.transport.cc;
   cfg.cc_params = scenario.transport.cc_params;
-  cfg.cc_context.line_rate_bps = scenario.topology.regions[side].nic_rate.bps;
-  cfg.bind_address = address;
+  cfg.cc_context.line_rate_bps = scenario.topology.regions[r.side].nic_rate.bps;
+  cfg.bind_address = r.address;
   cfg.epoch_monotonic_ns = rt.epoch_ns();
   UdpEndpoint ep(cfg);
-  return serve(ep, ch, rt, side, scenario.interval);
+  return serve(ep, ch, rt, r.side, scenario.interval);
+}
+
+}  // namespace
+
+int cmd_endpoint(const Args& all_args) {
+  std::optional<EndpointRequest> r = parse_request(all_args);
+  if (!r) {
+    return kExitOk;  // --help
+  }
+  if (r->io == "ibverbs") {
+    return probe_ibverbs(*r);
+  }
+  const Scenario scenario = load_scenario(r->scenario_file);
+  if (r->side >= scenario.topology.regions.size()) {
+    throw InputError("--side", "",
+                     "the scenario has " + std::to_string(scenario.topology.regions.size()) +
+                         " regions, no side " + std::to_string(r->side));
+  }
+  DpdkPort dpdk;
+  if (r->io == "dpdk") {
+    open_dpdk_port(*r, dpdk);
+  }
+  LineChannel ch = LineChannel::connect(r->control);
+  const endpoints::RunTime rt = greet_coordinator(ch, r->side, getpid(), "endpoint");
+  return r->io == "dpdk" ? serve_dpdk(*r, scenario, dpdk, ch, rt) : serve_udp(*r, scenario, ch, rt);
 }
 
 }  // namespace gw

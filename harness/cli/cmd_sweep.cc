@@ -134,6 +134,108 @@ std::vector<int> run_all(const std::vector<fs::path>& scenarios, const std::vect
   return codes;
 }
 
+// Every combination of the axes' values: one index per axis.
+std::vector<std::vector<std::size_t>> grid(const std::vector<Axis>& axes) {
+  std::vector<std::vector<std::size_t>> points{{}};
+  for (const Axis& a : axes) {
+    std::vector<std::vector<std::size_t>> grown;
+    for (const auto& p : points) {
+      for (std::size_t v = 0; v < a.values.size(); ++v) {
+        auto q = p;
+        q.push_back(v);
+        grown.push_back(q);
+      }
+    }
+    points = grown;
+  }
+  return points;
+}
+
+// Profiles named relative to the original scenario stay where they were.
+void absolute_profiles(nlohmann::json& doc, const std::string& file) {
+  if (!doc.contains("topology") || !doc["topology"].contains("wan") || !doc["topology"]["wan"].is_array()) {
+    return;
+  }
+  for (auto& link : doc["topology"]["wan"]) {
+    if (link.is_object() && link.contains("profile") && link["profile"].is_string()) {
+      const fs::path rel = fs::path(file).parent_path() / link["profile"].get<std::string>();
+      if (fs::is_regular_file(rel)) {
+        link["profile"] = fs::absolute(rel).string();
+      }
+    }
+  }
+}
+
+// One point of the grid: its settings, its scenario file and its output folder.
+struct Point {
+  std::string label;
+  fs::path scenario;
+  fs::path out;
+};
+
+// Writes OUT/point-I/scenario.json for every point of the grid, each validated before anything
+// runs (InputError names the point's settings).
+std::vector<Point> write_points(const nlohmann::json& base, const std::string& file,
+                                const std::vector<Axis>& axes, const std::string& out) {
+  std::vector<Point> points;
+  const std::vector<std::vector<std::size_t>> indices = grid(axes);
+  for (std::size_t i = 0; i < indices.size(); ++i) {
+    nlohmann::json doc = base;
+    Point p;
+    for (std::size_t k = 0; k < axes.size(); ++k) {
+      set_path(doc, axes[k], axes[k].values[indices[i][k]]);
+      p.label += (p.label.empty() ? "" : " ") + axes[k].key + "=" + axes[k].texts[indices[i][k]];
+    }
+    p.out = fs::path(out) / ("point-" + std::to_string(i));
+    fs::create_directories(p.out);
+    absolute_profiles(doc, file);
+    (void)parse_scenario(doc, file + " (" + p.label + ")");
+    std::ofstream(p.out / "scenario.json") << doc.dump(2) << "\n";
+    p.scenario = fs::absolute(p.out / "scenario.json");
+    points.push_back(std::move(p));
+  }
+  return points;
+}
+
+// OUT/sweep.json (every point's verdict) and OUT/sweep.html (the points that ran, compared);
+// returns the exit code: 0 every point passed, 1 one failed its checks, 3 one did not run.
+int collect(const std::vector<Point>& points, const std::vector<int>& codes, const std::string& file,
+            const std::string& out) {
+  nlohmann::json sweep = {{"gradwall", "sweep/v1"}, {"scenario", file}, {"points", nlohmann::json::array()}};
+  std::vector<nlohmann::json> reports_list;
+  std::vector<std::string> ok_labels;
+  int rc = kExitOk;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    nlohmann::json point = {
+        {"label", points[i].label}, {"out", points[i].out.string()}, {"exit_code", codes[i]}};
+    const fs::path report = points[i].out / "report.json";
+    if ((codes[i] == 0 || codes[i] == 1) && fs::exists(report)) {
+      const nlohmann::json r = read_json_file(report.string());
+      point["verdict"] = r.value("verdict", "fail");
+      reports_list.push_back(r);
+      ok_labels.push_back(points[i].label);
+    } else {
+      point["verdict"] = "error";
+      rc = kExitEnvironment;
+    }
+    if (codes[i] == 1 && rc == kExitOk) {
+      rc = kExitCheckFailed;
+    }
+    std::cout << (point["verdict"] == "pass"   ? "PASS "
+                  : point["verdict"] == "fail" ? "FAIL "
+                                               : "ERROR ")
+              << points[i].label << "  (" << points[i].out.string() << ", exit " << codes[i] << ")\n";
+    sweep["points"].push_back(point);
+  }
+  std::ofstream(fs::path(out) / "sweep.json") << sweep.dump(2) << "\n";
+  if (!reports_list.empty()) {
+    std::ofstream(fs::path(out) / "sweep.html") << reports::write_html_compare(reports_list, ok_labels);
+  }
+  std::cout << "wrote " << (fs::path(out) / "sweep.json").string() << " and "
+            << (fs::path(out) / "sweep.html").string() << "\n";
+  return rc;
+}
+
 }  // namespace
 
 int cmd_sweep(const Args& args) {
@@ -166,87 +268,15 @@ int cmd_sweep(const Args& args) {
   for (const std::string& s : vm["set"].as<std::vector<std::string>>()) {
     axes.push_back(parse_set(s));
   }
-  // The grid, every point validated before anything runs.
-  std::vector<std::vector<std::size_t>> points{{}};
-  for (const Axis& a : axes) {
-    std::vector<std::vector<std::size_t>> grown;
-    for (const auto& p : points) {
-      for (std::size_t v = 0; v < a.values.size(); ++v) {
-        auto q = p;
-        q.push_back(v);
-        grown.push_back(q);
-      }
-    }
-    points = grown;
-  }
   fs::create_directories(out);
+  const std::vector<Point> points = write_points(base, file, axes, out);
   std::vector<fs::path> scenarios;
   std::vector<fs::path> outs;
-  std::vector<std::string> labels;
-  for (std::size_t i = 0; i < points.size(); ++i) {
-    nlohmann::json doc = base;
-    std::string label;
-    for (std::size_t k = 0; k < axes.size(); ++k) {
-      set_path(doc, axes[k], axes[k].values[points[i][k]]);
-      label += (label.empty() ? "" : " ") + axes[k].key + "=" + axes[k].texts[points[i][k]];
-    }
-    const fs::path dir = fs::path(out) / ("point-" + std::to_string(i));
-    fs::create_directories(dir);
-    const fs::path scenario_file = dir / "scenario.json";
-    // Profiles named relative to the original scenario stay where they were.
-    if (doc.contains("topology") && doc["topology"].contains("wan") && doc["topology"]["wan"].is_array()) {
-      for (auto& link : doc["topology"]["wan"]) {
-        if (link.is_object() && link.contains("profile") && link["profile"].is_string()) {
-          const fs::path rel = fs::path(file).parent_path() / link["profile"].get<std::string>();
-          if (fs::is_regular_file(rel)) {
-            link["profile"] = fs::absolute(rel).string();
-          }
-        }
-      }
-    }
-    (void)parse_scenario(doc, file + " (" + label + ")");
-    std::ofstream(scenario_file) << doc.dump(2) << "\n";
-    scenarios.push_back(fs::absolute(scenario_file));
-    outs.push_back(dir);
-    labels.push_back(label);
+  for (const Point& p : points) {
+    scenarios.push_back(p.scenario);
+    outs.push_back(p.out);
   }
-  const std::vector<int> codes = run_all(scenarios, outs, jobs);
-  nlohmann::json sweep = {{"gradwall", "sweep/v1"}, {"scenario", file}, {"points", nlohmann::json::array()}};
-  std::vector<nlohmann::json> reports_list;
-  int rc = kExitOk;
-  for (std::size_t i = 0; i < points.size(); ++i) {
-    nlohmann::json point = {{"label", labels[i]}, {"out", outs[i].string()}, {"exit_code", codes[i]}};
-    const fs::path report = outs[i] / "report.json";
-    if ((codes[i] == 0 || codes[i] == 1) && fs::exists(report)) {
-      const nlohmann::json r = read_json_file(report.string());
-      point["verdict"] = r.value("verdict", "fail");
-      reports_list.push_back(r);
-    } else {
-      point["verdict"] = "error";
-      rc = kExitEnvironment;
-    }
-    if (codes[i] == 1 && rc == kExitOk) {
-      rc = kExitCheckFailed;
-    }
-    std::cout << (point["verdict"] == "pass"   ? "PASS "
-                  : point["verdict"] == "fail" ? "FAIL "
-                                               : "ERROR ")
-              << labels[i] << "  (" << outs[i].string() << ", exit " << codes[i] << ")\n";
-    sweep["points"].push_back(point);
-  }
-  std::ofstream(fs::path(out) / "sweep.json") << sweep.dump(2) << "\n";
-  if (!reports_list.empty()) {
-    std::vector<std::string> ok_labels;
-    for (std::size_t i = 0; i < points.size(); ++i) {
-      if (sweep["points"][i]["verdict"] != "error") {
-        ok_labels.push_back(labels[i]);
-      }
-    }
-    std::ofstream(fs::path(out) / "sweep.html") << reports::write_html_compare(reports_list, ok_labels);
-  }
-  std::cout << "wrote " << (fs::path(out) / "sweep.json").string() << " and "
-            << (fs::path(out) / "sweep.html").string() << "\n";
-  return rc;
+  return collect(points, run_all(scenarios, outs, jobs), file, out);
 }
 
 }  // namespace gw

@@ -128,6 +128,93 @@ std::string seconds_text(double s) {
                    : fixed_text(s) + " s";
 }
 
+namespace {
+
+// What a run holds and moves, counted before it runs.
+struct Tally {
+  double flow_connections = 0;
+  double flow_packets = 0;
+  double collective_pairs = 0;
+  double items = 0;  // a training job's work items
+  double steps = 0;  // collective schedule steps and point-to-point transfers
+  double packets = 0;
+};
+
+// The NIC rate and hosts of `region`.
+std::pair<double, double> nic_of(const Scenario& s, const std::string& region) {
+  for (const auto& r : s.topology.regions) {
+    if (r.name == region) {
+      return {static_cast<double>(r.nic_rate.bps), static_cast<double>(r.hosts)};
+    }
+  }
+  return {0.0, 0.0};
+}
+
+// The rate of the direct WAN link between two regions (its profile's rate stage), or no cap.
+double wan_rate(const Scenario& s, const std::string& from, const std::string& to) {
+  for (const auto& l : s.topology.wan) {
+    const DirectionSpec* d = l.a == from && l.b == to   ? &l.profile.a_to_b
+                             : l.a == to && l.b == from ? &l.profile.b_to_a
+                                                        : nullptr;
+    if (d != nullptr && d->rate && !d->rate->rate.unlimited() && d->rate->trace.empty()) {
+      return static_cast<double>(d->rate->rate.bps);
+    }
+  }
+  return std::numeric_limits<double>::infinity();
+}
+
+// Flows that run for `run`: a microburst's bytes every period, a finite flow's bytes, a bulk
+// flow at most its senders' NICs or the WAN link's rate.
+void count_flows(const Scenario& s, const std::vector<FlowSpec>& list, Duration run, double payload,
+                 Tally& t) {
+  const double seconds = static_cast<double>(run.count()) / 1e9;
+  for (const FlowSpec& f : list) {
+    t.flow_connections += f.count;
+    const auto [nic, hosts] = nic_of(s, f.from);
+    double bytes = 0;
+    if (f.period.count() > 0) {
+      bytes = static_cast<double>(f.bytes) * f.count * seconds * 1e9 / static_cast<double>(f.period.count());
+    } else if (f.bytes > 0) {
+      bytes = static_cast<double>(f.bytes) * f.count;
+    } else {
+      bytes = std::min({std::min<double>(f.count, hosts) * nic, wan_rate(s, f.from, f.to)}) / 8 * seconds;
+    }
+    t.flow_packets += bytes / payload;
+  }
+}
+
+// A collective or training job: its ops' schedule steps and packets, its transfers, and the
+// connections of the op that opens the most.
+void count_job(const WorkloadSpec& w, double ranks, double payload, Tally& t) {
+  std::vector<const coll::CollectiveSpec*> ops;
+  double p2p_bytes = 0;
+  double p2p_items = 0;
+  if (w.training.items.empty()) {  // "collective": one op, `iterations` times
+    ops.assign(w.iterations, &w.collective);
+  } else {
+    t.items = static_cast<double>(w.training.items.size());
+    for (const wl::WorkItem& it : w.training.items) {
+      if (it.kind == wl::WorkKind::kCollective) {
+        ops.push_back(&it.collective);
+      } else if (it.kind == wl::WorkKind::kP2p) {
+        p2p_bytes += static_cast<double>(it.bytes);
+        ++p2p_items;
+      }
+    }
+  }
+  for (const coll::CollectiveSpec* op : ops) {
+    const OpCost o = op_cost(*op, ranks);
+    t.steps += o.steps;
+    t.packets += 2 * std::max(o.steps, o.wire_bytes / payload) + 2 * o.steps;
+    t.collective_pairs = std::max(t.collective_pairs, o.pairs);
+  }
+  t.steps += p2p_items;
+  t.packets += 2 * std::max(p2p_items, p2p_bytes / payload) + 2 * p2p_items;
+  t.collective_pairs += p2p_items > 0 ? 2 * ranks : 0;
+}
+
+}  // namespace
+
 RunCost estimate_cost(const Scenario& s) {
   const WorkloadSpec& w = s.workload;
   double ranks = 0;
@@ -135,95 +222,29 @@ RunCost estimate_cost(const Scenario& s) {
     ranks += r.hosts;
   }
   const double payload = std::max(64.0, static_cast<double>(s.transport.config.mtu_bytes) - 64);
-  RunCost c;
-  double flow_connections = 0;
-  double flow_packets = 0;
-  const auto nic_of = [&](const std::string& region) {
-    for (const auto& r : s.topology.regions) {
-      if (r.name == region) {
-        return std::pair{static_cast<double>(r.nic_rate.bps), static_cast<double>(r.hosts)};
-      }
-    }
-    return std::pair{0.0, 0.0};
-  };
-  // The rate of the direct WAN link between two regions (its profile's rate stage), or no cap.
-  const auto wan_rate = [&](const std::string& from, const std::string& to) {
-    for (const auto& l : s.topology.wan) {
-      const DirectionSpec* d = l.a == from && l.b == to   ? &l.profile.a_to_b
-                               : l.a == to && l.b == from ? &l.profile.b_to_a
-                                                          : nullptr;
-      if (d != nullptr && d->rate && !d->rate->rate.unlimited() && d->rate->trace.empty()) {
-        return static_cast<double>(d->rate->rate.bps);
-      }
-    }
-    return std::numeric_limits<double>::infinity();
-  };
-  const auto flows = [&](const std::vector<FlowSpec>& list, Duration run) {
-    for (const FlowSpec& f : list) {
-      flow_connections += f.count;
-      const auto [nic, hosts] = nic_of(f.from);
-      const double seconds = static_cast<double>(run.count()) / 1e9;
-      double bytes = 0;
-      if (f.period.count() > 0) {  // microburst: `bytes` every period
-        bytes =
-            static_cast<double>(f.bytes) * f.count * seconds * 1e9 / static_cast<double>(f.period.count());
-      } else if (f.bytes > 0) {
-        bytes = static_cast<double>(f.bytes) * f.count;
-      } else {  // bulk: at most the senders' NICs, or the WAN link's rate, for the whole run
-        bytes = std::min({std::min<double>(f.count, hosts) * nic, wan_rate(f.from, f.to)}) / 8 * seconds;
-      }
-      flow_packets += bytes / payload;
-    }
-  };
-  double items = 0;
-  double collective_pairs = 0;
-  double runs = 1;
-  const bool iterations = workload_kind(w.kind).iterations;
-  if (!iterations) {
-    flows(w.flows, w.duration);
+  Tally t;
+  const bool job = workload_kind(w.kind).iterations;
+  if (job) {
+    count_job(w, ranks, payload, t);
   } else {
-    runs = 2;  // and the unimpaired baseline
-    std::vector<const coll::CollectiveSpec*> ops;
-    double p2p_bytes = 0;
-    double p2p_items = 0;
-    if (w.training.items.empty()) {  // "collective": one op, `iterations` times
-      for (std::uint32_t i = 0; i < w.iterations; ++i) {
-        ops.push_back(&w.collective);
-      }
-    } else {
-      items = static_cast<double>(w.training.items.size());
-      for (const wl::WorkItem& it : w.training.items) {
-        if (it.kind == wl::WorkKind::kCollective) {
-          ops.push_back(&it.collective);
-        } else if (it.kind == wl::WorkKind::kP2p) {
-          p2p_bytes += static_cast<double>(it.bytes);
-          ++p2p_items;
-        }
-      }
-    }
-    for (const coll::CollectiveSpec* op : ops) {
-      const OpCost o = op_cost(*op, ranks);
-      c.schedule_steps += o.steps;
-      c.packets += 2 * std::max(o.steps, o.wire_bytes / payload) + 2 * o.steps;
-      collective_pairs = std::max(collective_pairs, o.pairs);
-    }
-    c.schedule_steps += p2p_items;
-    c.packets += 2 * std::max(p2p_items, p2p_bytes / payload) + 2 * p2p_items;
-    collective_pairs += p2p_items > 0 ? 2 * ranks : 0;
+    count_flows(s, w.flows, w.duration, payload, t);
   }
   // Background beside a job counts only what is given in bytes: a bulk or microburst flow runs
   // as long as the job, which is not known before it runs (priced over 0 s).
-  flows(w.background, iterations ? Duration{0} : w.duration);
-  c.connections = flow_connections + collective_pairs;
-  c.packets += flow_packets;
+  count_flows(s, w.background, job ? Duration{0} : w.duration, payload, t);
+  RunCost c;
+  c.schedule_steps = t.steps;
+  c.connections = t.flow_connections + t.collective_pairs;
+  c.packets = t.packets + t.flow_packets;
   const double conn_bytes =
-      flow_connections * kFlowConnectionBytes + collective_pairs * kCollectiveConnectionBytes;
+      t.flow_connections * kFlowConnectionBytes + t.collective_pairs * kCollectiveConnectionBytes;
   const double step_bytes = c.schedule_steps * kStepBytes;
-  const double item_bytes = items * kWorkItemBytes;
+  const double item_bytes = t.items * kWorkItemBytes;
   c.memory_bytes = kBaseBytes + conn_bytes + step_bytes + item_bytes;
   const double conn_seconds =
-      flow_connections * kFlowConnectionSeconds + collective_pairs * kCollectiveConnectionSeconds;
+      t.flow_connections * kFlowConnectionSeconds + t.collective_pairs * kCollectiveConnectionSeconds;
   const double packet_seconds = c.packets * kPacketSeconds;
+  const double runs = job ? 2 : 1;  // a job and its unimpaired baseline
   c.cpu_seconds = runs * (conn_seconds + packet_seconds);
   // The largest term, named in the message.
   const double biggest = std::max({conn_bytes, step_bytes, item_bytes});
@@ -234,7 +255,7 @@ RunCost estimate_cost(const Scenario& s) {
   } else if (conn_bytes >= biggest) {
     c.driver = count_text(c.connections) + " connections";
   } else {
-    c.driver = count_text(items) + " work items";
+    c.driver = count_text(t.items) + " work items";
   }
   if (packet_seconds > conn_seconds && c.cpu_seconds > 60 && step_bytes < biggest) {
     c.driver = count_text(c.packets) + " packets";

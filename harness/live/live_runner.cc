@@ -280,14 +280,9 @@ nlohmann::json percentiles_of(const Percentiles& p) {
           {"p90", p.p90},     {"p99", p.p99},   {"p999", p.p999}, {"max", p.max}};
 }
 
-// `tcp`: kernel TCP endpoints. They send no datagrams of their own and TCP retransmits what
-// the emulator drops, so drops are shown per hop but not booked in the datagram accounting
-// (which stays 0 = 0); the bytes are balanced instead (live.tcp, tcp_bytes_balanced).
-// `emulator_died`: an emulator ended without its final counts (killed, or restarted mid-run):
-// what is otherwise unaccounted for was lost with it (kLostWithEmulator) rather than in flight.
-void fill_counters(const std::array<nlohmann::json, 2>& stats, const nlohmann::json& emu_stats,
-                   const nlohmann::json& host_delta, const std::array<std::string, 2>& regions, bool tcp,
-                   bool host_counters, bool emulator_died, SimResult& r) {
+// The endpoints' counters: datagrams sent and received (what the host refused or overflowed
+// booked as its drops) and the sending queue pairs' transport counters.
+void add_endpoint_counters(const std::array<nlohmann::json, 2>& stats, SimResult& r) {
   for (const nlohmann::json& s : stats) {
     if (s.is_null()) {
       continue;
@@ -314,6 +309,11 @@ void fill_counters(const std::array<nlohmann::json, 2>& stats, const nlohmann::j
     }
   }
   r.one_way_delay_ns = histogram_of(stats, "one_way_delay_us").summary();
+}
+
+// One hop per direction of the emulator, its drops booked in the accounting unless `tcp`.
+void add_emulator_hops(const nlohmann::json& emu_stats, const std::array<std::string, 2>& regions, bool tcp,
+                       SimResult& r) {
   for (const auto& [dir, label] : {std::pair{"a_to_b", 0}, std::pair{"b_to_a", 1}}) {
     if (!emu_stats.contains(dir)) {
       continue;
@@ -342,24 +342,23 @@ void fill_counters(const std::array<nlohmann::json, 2>& stats, const nlohmann::j
     r.accounting.duplicates_made += h.duplicated;
     r.hops.push_back(std::move(h));
   }
-  // What the hosts dropped on the way (live_host_counters.h); what is left neither arrived
-  // nor was dropped anywhere we can see: in flight when the endpoints and the emulator stopped.
-  if (!tcp && host_counters) {
-    add_host_drops(host_delta, stats, emu_stats, regions, r.accounting);
-  }
+}
+
+// Frames that are not datagrams of the run (ARP, IPv6 neighbour discovery, the start-up ping)
+// cross the emulator too, and its loss and queues drop them like any other: booked as the
+// run's, those drops would exceed what went missing (measured: 31 drops booked for 30 datagrams
+// lost, one an ARP frame). So the emulator's drops are capped by what is otherwise unaccounted
+// for, as the veths' are (live_host_counters.h); its own counts stay in the hops. Returns the
+// drops booked.
+std::uint64_t cap_emulator_drops(Accounting& a) {
   std::uint64_t dropped = 0;
-  for (const auto& [cause, n] : r.accounting.dropped) {
+  for (const auto& [cause, n] : a.dropped) {
     dropped += n;
   }
-  const std::uint64_t in = r.accounting.packets_sent + r.accounting.duplicates_made;
-  // Frames that are not datagrams of the run (ARP, IPv6 neighbour discovery, the start-up
-  // ping) cross the emulator too, and its loss and queues drop them like any other: booked
-  // as the run's, those drops would exceed what went missing (measured: 31 drops booked for 30
-  // datagrams lost, one an ARP frame). So the emulator's drops are capped by what is otherwise
-  // unaccounted for, as the veths' are (live_host_counters.h); its own counts stay in the hops.
-  if (const std::uint64_t booked = r.accounting.packets_received + dropped; booked > in) {
+  const std::uint64_t in = a.packets_sent + a.duplicates_made;
+  if (const std::uint64_t booked = a.packets_received + dropped; booked > in) {
     std::uint64_t excess = booked - in;
-    for (auto& [cause, n] : r.accounting.dropped) {
+    for (auto& [cause, n] : a.dropped) {
       if (excess > 0 && cause.rfind("emu ", 0) == 0) {
         const std::uint64_t k = std::min(n, excess);
         n -= k;
@@ -367,8 +366,28 @@ void fill_counters(const std::array<nlohmann::json, 2>& stats, const nlohmann::j
         dropped -= k;
       }
     }
-    std::erase_if(r.accounting.dropped, [](const auto& e) { return e.second == 0; });
+    std::erase_if(a.dropped, [](const auto& e) { return e.second == 0; });
   }
+  return dropped;
+}
+
+// `tcp`: kernel TCP endpoints. They send no datagrams of their own and TCP retransmits what
+// the emulator drops, so drops are shown per hop but not booked in the datagram accounting
+// (which stays 0 = 0); the bytes are balanced instead (live.tcp, tcp_bytes_balanced).
+// `emulator_died`: an emulator ended without its final counts (killed, or restarted mid-run):
+// what is otherwise unaccounted for was lost with it (kLostWithEmulator) rather than in flight.
+void fill_counters(const std::array<nlohmann::json, 2>& stats, const nlohmann::json& emu_stats,
+                   const nlohmann::json& host_delta, const std::array<std::string, 2>& regions, bool tcp,
+                   bool host_counters, bool emulator_died, SimResult& r) {
+  add_endpoint_counters(stats, r);
+  add_emulator_hops(emu_stats, regions, tcp, r);
+  // What the hosts dropped on the way (live_host_counters.h); what is left neither arrived
+  // nor was dropped anywhere we can see: in flight when the endpoints and the emulator stopped.
+  if (!tcp && host_counters) {
+    add_host_drops(host_delta, stats, emu_stats, regions, r.accounting);
+  }
+  const std::uint64_t dropped = cap_emulator_drops(r.accounting);
+  const std::uint64_t in = r.accounting.packets_sent + r.accounting.duplicates_made;
   const std::uint64_t out = r.accounting.packets_received + dropped;
   const std::uint64_t rest = in > out ? in - out : 0;
   if (emulator_died && !tcp && rest > 0) {

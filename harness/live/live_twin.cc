@@ -144,143 +144,162 @@ std::pair<double, double> delay_error(const nlohmann::json& emu_stats) {
   return {p99, samples > 0 ? sum / samples : 0.0};
 }
 
-}  // namespace
-
-nlohmann::json twin_causes(const nlohmann::json& sim, const nlohmann::json& live,
-                           const std::vector<nlohmann::json>& sim_seeds) {
-  const CctSummary s = cct_summary(sim);
-  const CctSummary l = cct_summary(live);
+// What twin_causes measured: one row per cause, and the causes that disturbed the bench.
+struct Causes {
   nlohmann::json measured = nlohmann::json::array();
   std::vector<std::string> disturbed;
-  // The simulator's spread over seeds: how far the draws alone move the figure.
-  bool within_spread = false;
-  double median_ratio = 0;
-  if (!sim_seeds.empty() && s.p50_ns > 0) {
-    std::vector<double> p50{s.p50_ns};
-    for (const nlohmann::json& r : sim_seeds) {
-      if (const CctSummary o = cct_summary(r); o.p50_ns > 0) {
-        p50.push_back(o.p50_ns);
-      }
+  void add(const std::string& cause, bool disturbed_bench, nlohmann::json row) {
+    if (disturbed_bench) {
+      disturbed.push_back(cause);
     }
-    std::sort(p50.begin(), p50.end());
-    const double median = p50[(p50.size() - 1) / 2];
-    within_spread = l.p50_ns >= p50.front() && l.p50_ns <= p50.back();
-    median_ratio = l.p50_ns / median;
-    measured.push_back(
-        {{"cause", "simulator spread over seeds"},
-         {"seeds", p50.size()},
-         {"cct_p50_min_ns", p50.front()},
-         {"cct_p50_median_ns", median},
-         {"cct_p50_max_ns", p50.back()},
-         {"live_over_median", median_ratio},
-         {"live_within", within_spread},
-         {"what", "CCT p50 over " + std::to_string(p50.size()) + " seeds " + fmt(p50.front() / 1e6, 1) +
-                      " to " + fmt(p50.back() / 1e6, 1) + " ms (median " + fmt(median / 1e6, 1) + "); live " +
-                      fmt(l.p50_ns / 1e6, 1) + " ms, " + (within_spread ? "within it" : "outside it") + ", " +
-                      fmt(median_ratio, 3) + " x the median"}});
+    row["cause"] = cause;
+    row["disturbed"] = disturbed_bench;
+    measured.push_back(std::move(row));
   }
-  const nlohmann::json section = live.value("live", nlohmann::json::object());
-  if (const nlohmann::json load = section.value("load_average", nlohmann::json()); load.is_object()) {
-    const double worst = std::max(load.value("start", 0.0), load.value("end", 0.0));
-    const double cpus = load.value("cpus", 1.0);
-    const bool busy = worst > cpus;
-    if (busy) {
-      disturbed.push_back("host load");
+};
+
+// The simulator's spread over seeds: how far the draws alone move the figure. Returns live's
+// CCT p50 over the median of the seeds' (0 without seeds).
+double seed_spread(const CctSummary& s, const CctSummary& l, const std::vector<nlohmann::json>& sim_seeds,
+                   Causes& causes) {
+  if (sim_seeds.empty() || s.p50_ns <= 0) {
+    return 0;
+  }
+  std::vector<double> p50{s.p50_ns};
+  for (const nlohmann::json& r : sim_seeds) {
+    if (const CctSummary o = cct_summary(r); o.p50_ns > 0) {
+      p50.push_back(o.p50_ns);
     }
-    measured.push_back(
-        {{"cause", "host load"},
-         {"load_average", load},
-         {"disturbed", busy},
-         {"what", "1-minute load average " + fmt(load.value("start", 0.0), 2) + " at the start, " +
-                      fmt(load.value("end", 0.0), 2) + " at the end, on " + fmt(cpus, 0) + " CPUs" +
-                      (busy ? ": more runnable work than CPUs" : "")}});
   }
+  std::sort(p50.begin(), p50.end());
+  const double median = p50[(p50.size() - 1) / 2];
+  const bool within = l.p50_ns >= p50.front() && l.p50_ns <= p50.back();
+  const double ratio = l.p50_ns / median;
+  causes.measured.push_back(
+      {{"cause", "simulator spread over seeds"},
+       {"seeds", p50.size()},
+       {"cct_p50_min_ns", p50.front()},
+       {"cct_p50_median_ns", median},
+       {"cct_p50_max_ns", p50.back()},
+       {"live_over_median", ratio},
+       {"live_within", within},
+       {"what", "CCT p50 over " + std::to_string(p50.size()) + " seeds " + fmt(p50.front() / 1e6, 1) +
+                    " to " + fmt(p50.back() / 1e6, 1) + " ms (median " + fmt(median / 1e6, 1) + "); live " +
+                    fmt(l.p50_ns / 1e6, 1) + " ms, " + (within ? "within it" : "outside it") + ", " +
+                    fmt(ratio, 3) + " x the median"}});
+  return ratio;
+}
+
+void host_load(const nlohmann::json& section, Causes& causes) {
+  const nlohmann::json load = section.value("load_average", nlohmann::json());
+  if (!load.is_object()) {
+    return;
+  }
+  const double worst = std::max(load.value("start", 0.0), load.value("end", 0.0));
+  const double cpus = load.value("cpus", 1.0);
+  const bool busy = worst > cpus;
+  causes.add("host load", busy,
+             {{"load_average", load},
+              {"what", "1-minute load average " + fmt(load.value("start", 0.0), 2) + " at the start, " +
+                           fmt(load.value("end", 0.0), 2) + " at the end, on " + fmt(cpus, 0) + " CPUs" +
+                           (busy ? ": more runnable work than CPUs" : "")}});
+}
+
+void emulator_delay(const nlohmann::json& section, Causes& causes) {
   const nlohmann::json emu =
       section.value("emulator", nlohmann::json::object()).value("stats", nlohmann::json());
-  if (emu.is_object()) {
-    const auto [p99, mean] = delay_error(emu);
-    const bool late = p99 > 1e6;  // beyond 1 ms: the emulator's lcore was held off the CPU
-    if (late) {
-      disturbed.push_back("emulator delay error");
-    }
-    measured.push_back({{"cause", "emulator delay error"},
-                        {"p99_at_most_ns", p99},
-                        {"mean_ns", mean},
-                        {"disturbed", late},
-                        {"what", "frames released p99 <= " + fmt(p99 / 1e3, 0) + " us late, mean " +
-                                     fmt(mean / 1e3, 1) + " us"}});
+  if (!emu.is_object()) {
+    return;
   }
+  const auto [p99, mean] = delay_error(emu);
+  // Beyond 1 ms: the emulator's lcore was held off the CPU.
+  causes.add("emulator delay error", p99 > 1e6,
+             {{"p99_at_most_ns", p99},
+              {"mean_ns", mean},
+              {"what", "frames released p99 <= " + fmt(p99 / 1e3, 0) + " us late, mean " +
+                           fmt(mean / 1e3, 1) + " us"}});
+}
+
+void host_drops(const nlohmann::json& live, Causes& causes) {
   const nlohmann::json acc = live.value("accounting", nlohmann::json::object());
-  double host_drops = 0;
+  double drops = 0;
   const nlohmann::json dropped = acc.value("dropped", nlohmann::json::object());
   for (const auto& [cause, n] : dropped.items()) {
     const bool host =
         cause.rfind("host ", 0) == 0 || cause.rfind("host/", 0) == 0;  // host a/..., host/socket_overflow
     const bool ring = cause.size() >= 17 && cause.compare(cause.size() - 17, 17, "/rx_ring_overflow") == 0;
     if ((host || ring) && cause.find("after_endpoint_closed") == std::string::npos) {
-      host_drops += n.get<double>();
+      drops += n.get<double>();
     }
   }
   const double sent = acc.value("packets_sent", 0.0);
-  const bool dropping = sent > 0 && host_drops > 1e-3 * sent;
-  if (dropping) {
-    disturbed.push_back("host drops");
-  }
-  measured.push_back(
-      {{"cause", "host drops"},
-       {"packets", host_drops},
-       {"disturbed", dropping},
-       {"what", fmt(host_drops, 0) + " packets dropped by the hosts (socket and ring overflows) of " +
-                    fmt(sent, 0) + " sent"}});
+  causes.add("host drops", sent > 0 && drops > 1e-3 * sent,
+             {{"packets", drops},
+              {"what", fmt(drops, 0) + " packets dropped by the hosts (socket and ring overflows) of " +
+                           fmt(sent, 0) + " sent"}});
+}
+
+void live_faults(const nlohmann::json& section, Causes& causes) {
   const nlohmann::json faults = section.value("faults", nlohmann::json::array());
-  if (!faults.empty()) {
-    disturbed.push_back("live faults");
-  }
-  measured.push_back(
-      {{"cause", "live faults"},
-       {"faults", faults},
-       {"disturbed", !faults.empty()},
-       {"what", std::to_string(faults.size()) +
-                    " faults of the live run's processes (an endpoint or the emulator lost, a port "
-                    "down, an interrupt)"}});
+  causes.add("live faults", !faults.empty(),
+             {{"faults", faults},
+              {"what", std::to_string(faults.size()) +
+                           " faults of the live run's processes (an endpoint or the emulator lost, a port "
+                           "down, an interrupt)"}});
+}
+
+void timeouts(const nlohmann::json& sim, const nlohmann::json& live, Causes& causes) {
   const double live_rto = live.value("packets", nlohmann::json::object()).value("timeouts", 0.0);
   const double sim_rto = sim.value("packets", nlohmann::json::object()).value("timeouts", 0.0);
-  const bool rto = live_rto > sim_rto + 2;
-  if (rto) {
-    disturbed.push_back("retransmission timeouts");
-  }
-  measured.push_back({{"cause", "retransmission timeouts"},
-                      {"live", live_rto},
-                      {"sim", sim_rto},
-                      {"disturbed", rto},
-                      {"what", fmt(live_rto, 0) + " live, " + fmt(sim_rto, 0) +
-                                   " in sim (more live: a process held off the CPU past an RTO)"}});
+  causes.add("retransmission timeouts", live_rto > sim_rto + 2,
+             {{"live", live_rto},
+              {"sim", sim_rto},
+              {"what", fmt(live_rto, 0) + " live, " + fmt(sim_rto, 0) +
+                           " in sim (more live: a process held off the CPU past an RTO)"}});
+}
+
+// The order: agreement; else the seed's own draws (live agrees with the simulator's median
+// over seeds); else what was measured of the bench; else the model.
+std::string twin_verdict(const CctSummary& s, const CctSummary& l, double median_ratio,
+                         const std::vector<std::string>& disturbed) {
   // A figure neither run has (a bulk-only flows workload has no completion times) is no
   // disagreement; one only one run has is.
   auto in_band = [](double live_v, double sim_v) {
     return (live_v == 0 && sim_v == 0) || (sim_v > 0 && live_v / sim_v >= 0.85 && live_v / sim_v <= 1.15);
   };
-  // The order: agreement; else the seed's own draws (live agrees with the simulator's median
-  // over seeds); else what was measured of the bench; else the model.
-  std::string verdict;
-  const bool median_agrees = median_ratio >= 0.85 && median_ratio <= 1.15;
   if (in_band(l.p50_ns, s.p50_ns) && in_band(l.p99_ns, s.p99_ns) && in_band(l.goodput_bps, s.goodput_bps)) {
-    verdict = "agree: CCT p50, p99 and goodput within 15 %";
-  } else if (median_agrees) {
-    verdict =
-        "the draws: live is " + fmt(median_ratio, 3) +
-        " x the simulator's median over seeds; this seed's loss and jitter fell unlike most, not a model gap";
-  } else if (!disturbed.empty()) {
-    verdict = "a disturbed bench:";
+    return "agree: CCT p50, p99 and goodput within 15 %";
+  }
+  if (median_ratio >= 0.85 && median_ratio <= 1.15) {
+    return "the draws: live is " + fmt(median_ratio, 3) +
+           " x the simulator's median over seeds; this seed's loss and jitter fell unlike most, not a model "
+           "gap";
+  }
+  if (!disturbed.empty()) {
+    std::string verdict = "a disturbed bench:";
     for (const std::string& d : disturbed) {
       verdict += (verdict.back() == ':' ? " " : ", ") + d;
     }
-    verdict += " (rerun on a quiet machine before reading it as a model gap)";
-  } else {
-    verdict =
-        "a model gap: outside 15 % of the simulator (and of its median over seeds) on an undisturbed bench";
+    return verdict + " (rerun on a quiet machine before reading it as a model gap)";
   }
-  return {{"measured", measured}, {"verdict", verdict}};
+  return "a model gap: outside 15 % of the simulator (and of its median over seeds) on an undisturbed bench";
+}
+
+}  // namespace
+
+nlohmann::json twin_causes(const nlohmann::json& sim, const nlohmann::json& live,
+                           const std::vector<nlohmann::json>& sim_seeds) {
+  const CctSummary s = cct_summary(sim);
+  const CctSummary l = cct_summary(live);
+  Causes causes;
+  const double median_ratio = seed_spread(s, l, sim_seeds, causes);
+  const nlohmann::json section = live.value("live", nlohmann::json::object());
+  host_load(section, causes);
+  emulator_delay(section, causes);
+  host_drops(live, causes);
+  live_faults(section, causes);
+  timeouts(sim, live, causes);
+  return {{"measured", causes.measured}, {"verdict", twin_verdict(s, l, median_ratio, causes.disturbed)}};
 }
 
 nlohmann::json stack_summary(const std::string& stack, const nlohmann::json& result) {

@@ -232,6 +232,58 @@ void check_routes(const fabric::TopologySpec& topo, const std::string& file) {
   }
 }
 
+// `background`: traffic beside the workload, by class (docs/scenarios.md "background").
+void read_background(const JsonReader& r, Scenario& s) {
+  if (!r.has("background")) {
+    return;
+  }
+  for (const JsonReader& b : r.objects("background")) {
+    FlowSpec flow = read_flow(b, s.topology);
+    flow.traffic_class = b.choice("class", {"storage", "tenant", "microburst"}, "");
+    if (flow.traffic_class.empty()) {
+      b.fail("class", "missing (one of: storage, tenant, microburst)");
+    }
+    if (flow.traffic_class == "microburst") {
+      const auto period = b.duration("period", Duration{1'000});
+      if (!period) {
+        b.fail("period", "missing: a microburst sends size_bytes every period (e.g. \"10ms\")");
+      }
+      if (flow.bytes == 0) {
+        b.fail("size_bytes", "missing: the bytes of each burst");
+      }
+      flow.period = *period;
+    }
+    b.finish();
+    if (!flow.cc.empty() || !flow.cc_params.empty()) {
+      check_cc(b, "cc", flow.cc.empty() ? s.transport.cc : flow.cc, "cc_params", flow.cc_params);
+    }
+    s.workload.background.push_back(std::move(flow));
+  }
+}
+
+// `thresholds`: pass/fail limits by name, each in its range (reports/checks.h).
+void read_thresholds(const JsonReader& r, Scenario& s) {
+  if (const auto t = r.optional_object("thresholds")) {
+    const auto& known = reports::known_threshold_names();
+    for (const auto& [name, value] : t->raw().items()) {
+      if (!known.contains(name)) {
+        std::string names;
+        for (const std::string& k : known) {
+          names += (names.empty() ? "" : ", ") + k;
+        }
+        t->fail(name, "unknown threshold (known: " + names + ")");
+      }
+      if (value.is_boolean()) {
+        t->allow(name);
+        s.thresholds[name] = value.get<bool>() ? 1 : 0;
+        continue;
+      }
+      const auto range = reports::limit_range(name).value_or(reports::LimitRange{-1e18, 1e18});
+      s.thresholds[name] = t->number(name, range.lo, range.hi);
+    }
+  }
+}
+
 }  // namespace
 
 std::string document_kind(const nlohmann::json& doc) {
@@ -269,49 +321,8 @@ Scenario parse_scenario(const nlohmann::json& doc, const std::string& file) {
       check_cc(flows[i], "cc", name, "cc_params", f.cc_params);
     }
   }
-  if (r.has("background")) {
-    for (const JsonReader& b : r.objects("background")) {
-      FlowSpec flow = read_flow(b, s.topology);
-      flow.traffic_class = b.choice("class", {"storage", "tenant", "microburst"}, "");
-      if (flow.traffic_class.empty()) {
-        b.fail("class", "missing (one of: storage, tenant, microburst)");
-      }
-      if (flow.traffic_class == "microburst") {
-        const auto period = b.duration("period", Duration{1'000});
-        if (!period) {
-          b.fail("period", "missing: a microburst sends size_bytes every period (e.g. \"10ms\")");
-        }
-        if (flow.bytes == 0) {
-          b.fail("size_bytes", "missing: the bytes of each burst");
-        }
-        flow.period = *period;
-      }
-      b.finish();
-      if (!flow.cc.empty() || !flow.cc_params.empty()) {
-        check_cc(b, "cc", flow.cc.empty() ? s.transport.cc : flow.cc, "cc_params", flow.cc_params);
-      }
-      s.workload.background.push_back(std::move(flow));
-    }
-  }
-  if (const auto t = r.optional_object("thresholds")) {
-    const auto& known = reports::known_threshold_names();
-    for (const auto& [name, value] : t->raw().items()) {
-      if (!known.contains(name)) {
-        std::string names;
-        for (const std::string& k : known) {
-          names += (names.empty() ? "" : ", ") + k;
-        }
-        t->fail(name, "unknown threshold (known: " + names + ")");
-      }
-      if (value.is_boolean()) {
-        t->allow(name);
-        s.thresholds[name] = value.get<bool>() ? 1 : 0;
-        continue;
-      }
-      const auto range = reports::limit_range(name).value_or(reports::LimitRange{-1e18, 1e18});
-      s.thresholds[name] = t->number(name, range.lo, range.hi);
-    }
-  }
+  read_background(r, s);
+  read_thresholds(r, s);
   if (const auto c = r.optional_object("cost")) {
     s.cost.gpus = c->optional_number("gpus", 0, 1e9).value_or(0);
     s.cost.usd_per_gpu_hour = c->optional_number("usd_per_gpu_hour", 0, 1e6).value_or(0);

@@ -199,6 +199,8 @@ class SimRun final : public fabric::Receiver, public Wakeable, public MessageSer
  private:
   void sample(Instant now);
   void track(Flow& f);
+  // result.json's row of a flow of the series (a scenario flow or a WAN connection).
+  FlowResult flow_result(const Flow& f, Instant stop) const;
   Instant next_start() const;
 
   const Scenario& scenario_;
@@ -591,6 +593,56 @@ void SimRun::dropped(Instant /*now*/, Packet&& p, DropCause cause, const std::st
   ++accounting_.dropped[hop + "/" + drop_cause_name(cause)];
 }
 
+FlowResult SimRun::flow_result(const Flow& f, Instant stop) const {
+  FlowResult fr;
+  fr.id = f.id;
+  fr.from = net_.region(f.src.region).name + "/" + std::to_string(f.src.index);
+  fr.to = net_.region(f.dst.region).name + "/" + std::to_string(f.dst.index);
+  fr.cc = f.cc_name;
+  fr.traffic_class = f.connection ? "collective" : f.spec.traffic_class;
+  fr.start = f.spec.start;
+  fr.size_bytes = f.spec.bytes;
+  const transport::QpStats& st = f.sender->stats();
+  fr.bytes_delivered = st.bytes_delivered;
+  fr.packets_sent = st.data_packets_sent;
+  fr.retransmits = st.retransmitted_packets;
+  fr.timeouts = st.timeouts;
+  fr.loss_probes = st.loss_probes;
+  fr.spurious_retransmits = st.dsacks_received;
+  fr.loss_undos = st.loss_undos;
+  fr.marks_ce = f.marks_ce;
+  fr.cnps = f.cc->cnps();
+  fr.rtt_ns = f.cc->rtt().summary();
+  fr.mean_cwnd_bytes = f.cc->mean_cwnd(stop);
+  fr.mean_pacing_rate_bps = f.cc->mean_rate(stop);
+  fr.completion = f.completion;
+  fr.goodput_bps = goodput_bps(st.bytes_delivered,
+                               f.completion.count() >= 0 ? f.completion : (stop - kEpoch) - f.spec.start);
+  return fr;
+}
+
+HopResult hop_result(const fabric::HopStats& h) {
+  HopResult hr;
+  hr.name = h.name;
+  hr.wan = h.wan;
+  hr.rate_bps = h.rate.bps;
+  hr.packets_in = h.counters.packets_in;
+  hr.delivered = h.counters.delivered;
+  for (std::size_t c = 0; c < h.counters.dropped.size(); ++c) {
+    if (h.counters.dropped[c] > 0) {
+      hr.dropped[drop_cause_name(static_cast<DropCause>(c))] = h.counters.dropped[c];
+    }
+  }
+  hr.marked_ce = h.counters.marked_ce;
+  hr.duplicated = h.counters.duplicated;
+  hr.corrupted = h.counters.corrupted;
+  hr.reordered = h.counters.reordered;
+  hr.queue_bytes = h.queue_bytes.summary();
+  hr.queue_delay_ns = h.queue_delay_ns.summary();
+  hr.sojourn_ns = h.sojourn_ns.summary();
+  return hr;
+}
+
 SimResult SimRun::run() {
   const Instant end = kEpoch + scenario_.workload.duration;
   bool completed = true;
@@ -621,57 +673,14 @@ SimResult SimRun::run() {
     r.transport.timeouts += totals.timeouts;
     r.transport.loss_probes += totals.loss_probes;
     r.transport.spurious_retransmits += totals.dsacks_received;
-    if (!f.in_series) {
-      continue;
+    if (f.in_series) {
+      r.flows.push_back(flow_result(f, stop));
     }
-    FlowResult fr;
-    fr.id = f.id;
-    fr.from = net_.region(f.src.region).name + "/" + std::to_string(f.src.index);
-    fr.to = net_.region(f.dst.region).name + "/" + std::to_string(f.dst.index);
-    fr.cc = f.cc_name;
-    fr.traffic_class = f.connection ? "collective" : f.spec.traffic_class;
-    fr.start = f.spec.start;
-    fr.size_bytes = f.spec.bytes;
-    const transport::QpStats& st = f.sender->stats();
-    fr.bytes_delivered = st.bytes_delivered;
-    fr.packets_sent = st.data_packets_sent;
-    fr.retransmits = st.retransmitted_packets;
-    fr.timeouts = st.timeouts;
-    fr.loss_probes = st.loss_probes;
-    fr.spurious_retransmits = st.dsacks_received;
-    fr.loss_undos = st.loss_undos;
-    fr.marks_ce = f.marks_ce;
-    fr.cnps = f.cc->cnps();
-    fr.rtt_ns = f.cc->rtt().summary();
-    fr.mean_cwnd_bytes = f.cc->mean_cwnd(stop);
-    fr.mean_pacing_rate_bps = f.cc->mean_rate(stop);
-    fr.completion = f.completion;
-    fr.goodput_bps = goodput_bps(st.bytes_delivered,
-                                 f.completion.count() >= 0 ? f.completion : (stop - kEpoch) - f.spec.start);
-    r.flows.push_back(std::move(fr));
   }
   summarize_flows(r);
   for (const fabric::HopStats& h : net_.hop_stats()) {
-    HopResult hr;
-    hr.name = h.name;
-    hr.wan = h.wan;
-    hr.rate_bps = h.rate.bps;
-    hr.packets_in = h.counters.packets_in;
-    hr.delivered = h.counters.delivered;
-    for (std::size_t c = 0; c < h.counters.dropped.size(); ++c) {
-      if (h.counters.dropped[c] > 0) {
-        hr.dropped[drop_cause_name(static_cast<DropCause>(c))] = h.counters.dropped[c];
-      }
-    }
-    hr.marked_ce = h.counters.marked_ce;
-    hr.duplicated = h.counters.duplicated;
-    hr.corrupted = h.counters.corrupted;
-    hr.reordered = h.counters.reordered;
-    hr.queue_bytes = h.queue_bytes.summary();
-    hr.queue_delay_ns = h.queue_delay_ns.summary();
-    hr.sojourn_ns = h.sojourn_ns.summary();
+    r.hops.push_back(hop_result(h));
     accounting_.duplicates_made += h.counters.duplicated;
-    r.hops.push_back(std::move(hr));
   }
   accounting_.in_flight_at_end = net_.in_flight();
   r.one_way_delay_ns = one_way_delay_.summary();
