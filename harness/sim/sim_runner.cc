@@ -18,10 +18,11 @@
 #include "generators/transport/queue_pair.h"
 #include "harness/run/collective_driver.h"
 #include "harness/run/link_model.h"
-#include "harness/run/qp_scheduler.h"
 #include "harness/run/queue_pairs.h"
 #include "harness/run/recording_cc.h"
 #include "harness/run/workloads/workload_kind.h"
+#include "harness/sim/segment_pool.h"
+#include "harness/sim/sim_host.h"
 
 namespace gw {
 
@@ -36,83 +37,6 @@ using transport::Segment;
 constexpr std::uint64_t kBulkMessageBytes = 64ULL << 20;
 constexpr int kBulkMessagesPosted = 2;
 constexpr std::uint16_t kRoceUdpPort = 4791;
-
-// Segments in the network, by handle (the Packet's `handle`). A duplicate made by the network
-// shares its original's slot; the slot is freed when the last copy is received or dropped.
-class SegmentPool {
- public:
-  std::uint64_t put(const Segment& s) {
-    std::uint64_t h = 0;
-    if (free_.empty()) {
-      h = slots_.size();
-      slots_.push_back(s);
-      refs_.push_back(1);
-    } else {
-      h = free_.back();
-      free_.pop_back();
-      slots_[h] = s;
-      refs_[h] = 1;
-    }
-    return h;
-  }
-  const Segment& at(std::uint64_t h) const { return slots_[h]; }
-  // The slot itself, for a holder that is the only one left (shared() false). It stays valid
-  // until the next put().
-  Segment& slot(std::uint64_t h) { return slots_[h]; }
-  bool shared(std::uint64_t h) const { return refs_[h] > 1; }
-  void add_ref(std::uint64_t h) { ++refs_[h]; }
-  void release(std::uint64_t h) {
-    if (refs_[h] == 0) {
-      throw std::logic_error("sim: a packet released twice");
-    }
-    if (--refs_[h] == 0) {
-      free_.push_back(h);
-    }
-  }
-
- private:
-  std::vector<Segment> slots_;
-  std::vector<std::uint32_t> refs_;
-  std::vector<std::uint64_t> free_;
-};
-
-class SimRun;
-
-// A host: its NIC serializes one packet at a time at the NIC rate and, when free, takes the
-// next packet from the queue pair whose turn it is (harness/run/qp_scheduler.h).
-class SimHost final : public Wakeable {
- public:
-  SimHost(SimRun& run, EventLoop& loop, HostId id, BitRate nic)
-      : run_(&run), timer_(loop, *this), id_(id), nic_(nic) {}
-
-  std::uint32_t add(QueuePair* qp) {
-    qps_.push_back(qp);
-    return scheduler_.add();
-  }
-  void wake(Instant now) override;
-  // Queue pair `slot` changed (a segment arrived, a message was posted): look at it again.
-  void touch(std::uint32_t slot, Instant now) {
-    scheduler_.touch(slot, qps_[slot]->next_wakeup(), now);
-    if (!busy_) {
-      rearm(now);
-    }
-  }
-
- private:
-  void rearm(Instant now);
-
-  SimRun* run_;
-  Timer timer_;
-  HostId id_;
-  BitRate nic_;
-  std::vector<QueuePair*> qps_;
-  QpScheduler scheduler_;
-  // The packet being serialized, while busy_. It is handed to the network from here (so
-  // busy_ is false while the network takes it: a delivery it causes may touch this host).
-  Packet wire_;
-  bool busy_ = false;
-  Instant tx_done_ = kNever;
-};
 
 struct Flow {
   FlowSpec spec;
@@ -137,7 +61,7 @@ struct Flow {
   std::uint32_t receiver_slot = 0;
 };
 
-class SimRun final : public fabric::Receiver, public Wakeable, public MessageService {
+class SimRun final : public fabric::Receiver, public Wakeable, public MessageService, public HostWire {
  public:
   SimRun(const Scenario& s, const SimOptions& o)
       : scenario_(s), options_(o), net_(loop_, s.topology, s.seed, *this), tick_(loop_, *this) {
@@ -174,12 +98,12 @@ class SimRun final : public fabric::Receiver, public Wakeable, public MessageSer
   // Timer of the run itself: flow starts and time-series samples.
   void wake(Instant now) override;
 
-  void transmit(HostId from, Packet&& p, Instant now) {
+  // HostWire
+  void transmit(HostId from, Packet&& p, Instant now) override {
     ++accounting_.packets_sent;
     net_.send(from, std::move(p), now);
   }
-  // The network packet carrying `s` from `from`, written over `p`.
-  void packet_of(const Segment& s, HostId from, Packet& p);
+  void packet_of(const Segment& s, HostId from, Packet& p) override;
 
  private:
   SimHost& host(HostId h) { return *hosts_[region_first_[h.region] + h.index]; }
@@ -230,34 +154,6 @@ class SimRun final : public fabric::Receiver, public Wakeable, public MessageSer
   Series series_;
   Instant next_sample_ = kEpoch;
 };
-
-void SimHost::wake(Instant now) {
-  if (busy_ && tx_done_ <= now) {
-    busy_ = false;
-    run_->transmit(id_, std::move(wire_), now);
-  }
-  for (std::optional<std::uint32_t> slot; !busy_ && (slot = scheduler_.next_due(now));) {
-    QueuePair& qp = *qps_[*slot];
-    std::optional<Segment> s = qp.poll(now);
-    scheduler_.polled(*slot, s.has_value(), qp.next_wakeup(), now);
-    if (s) {
-      run_->packet_of(*s, id_, wire_);
-      tx_done_ = now + nic_.transmit_time(wire_.size_bytes);
-      busy_ = true;
-    }
-  }
-  rearm(now);
-}
-
-void SimHost::rearm(Instant now) {
-  if (busy_) {
-    timer_.arm(tx_done_);
-  } else if (scheduler_.next_wakeup() == kNever) {
-    timer_.cancel();
-  } else {
-    timer_.arm(std::max(scheduler_.next_wakeup(), now));
-  }
-}
 
 void SimRun::packet_of(const Segment& s, HostId from, Packet& p) {
   p = Packet{};
