@@ -114,6 +114,7 @@ nlohmann::json stats_json(const Endpoint& ep, std::uint32_t side, bool final) {
                    {"peer", q.peer},
                    {"srtt_ns", q.pair->srtt().count()},
                    {"cwnd_bytes", q.pair->congestion_control().cwnd_bytes()},
+                   {"cc", std::string(q.pair->congestion_control().name())},
                    {"stats", qp_stats_json(q.pair->stats())}});
   }
   auto bins = [](const std::map<std::int64_t, std::uint64_t>& m) {

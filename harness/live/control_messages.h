@@ -17,6 +17,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "generators/cc/congestion_control.h"
+
 namespace gw::control {
 
 // The kind of a control line ("" when it has none).
@@ -58,22 +60,41 @@ inline std::optional<Ready> parse_ready(const nlohmann::json& m) {
   return Ready{m.value("port", std::uint32_t{0})};
 }
 
-// Post message `msg` of `bytes` on sending QP `qp` toward `peer` (an IPv4 address).
+// Post message `msg` of `bytes` on sending QP `qp` toward `peer` (an IPv4 address). `cc` and
+// `cc_params`, when set, are the controller the QP opens with instead of the endpoint's (a
+// scenario flow's own; sent with the flow's first message, ignored once the QP is open).
 struct Send {
   std::uint32_t qp = 0;
   std::string peer;
   std::uint64_t msg = 0;
   std::uint64_t bytes = 0;
+  std::string cc;
+  cc::CcParams cc_params;
   nlohmann::json to_json() const {
-    return {{"t", "send"}, {"qp", qp}, {"peer", peer}, {"msg", msg}, {"bytes", bytes}};
+    nlohmann::json j = {{"t", "send"}, {"qp", qp}, {"peer", peer}, {"msg", msg}, {"bytes", bytes}};
+    if (!cc.empty()) {
+      j["cc"] = cc;
+    }
+    if (!cc_params.empty()) {
+      j["cc_params"] = cc_params;
+    }
+    return j;
   }
 };
 inline std::optional<Send> parse_send(const nlohmann::json& m) {
   if (kind_of(m) != "send") {
     return std::nullopt;
   }
-  return Send{m.at("qp").get<std::uint32_t>(), m.at("peer").get<std::string>(),
-              m.at("msg").get<std::uint64_t>(), m.at("bytes").get<std::uint64_t>()};
+  Send s{m.at("qp").get<std::uint32_t>(),
+         m.at("peer").get<std::string>(),
+         m.at("msg").get<std::uint64_t>(),
+         m.at("bytes").get<std::uint64_t>(),
+         m.value("cc", ""),
+         {}};
+  if (m.contains("cc_params")) {
+    s.cc_params = m.at("cc_params").get<cc::CcParams>();
+  }
+  return s;
 }
 
 struct Stop {

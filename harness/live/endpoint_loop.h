@@ -48,6 +48,9 @@ int serve_endpoint(Endpoint& ep, endpoints::LineChannel& ch, const endpoints::Ru
     Instant now = rt.now();
     for (const nlohmann::json& m : ch.receive()) {
       if (const std::optional<control::Send> send = control::parse_send(m)) {
+        if (!send->cc.empty()) {
+          ep.set_controller(send->qp, send->cc, send->cc_params);
+        }
         ep.post(send->qp, send->peer, send->msg, send->bytes, now);
       } else if (control::is_stop(m)) {
         stopping = true;

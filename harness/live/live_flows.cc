@@ -100,7 +100,15 @@ void LiveFlows::post(Flow& f, std::uint64_t bytes) {
   const auto index = static_cast<std::uint32_t>(&f - flows_.data());
   const std::uint64_t msg = kFlowMessage | flow_of_message_.size();
   flow_of_message_.push_back(index);
-  post_(f.side[0], f.qp, f.side[1], msg, bytes);
+  // A flow's own controller as the simulator takes it (sim_runner.cc build_flows): its cc, else
+  // the transport's; its cc_params, else the transport's when it names neither.
+  const bool own = !f.spec.cc.empty() || !f.spec.cc_params.empty();
+  if (own && !f.posted) {
+    post_(f.side[0], f.qp, f.side[1], msg, bytes, f.spec.cc.empty() ? cc_ : f.spec.cc, f.spec.cc_params);
+  } else {
+    post_(f.side[0], f.qp, f.side[1], msg, bytes, {}, {});
+  }
+  f.posted = true;
 }
 
 void LiveFlows::delivered(std::uint64_t msg, Instant at) {
@@ -150,6 +158,7 @@ void LiveFlows::add_results(const std::array<nlohmann::json, 2>& stats, Instant 
         fr.timeouts = st.value("timeouts", std::uint64_t{0});
       }
       fr.mean_cwnd_bytes = q->value("cwnd_bytes", std::uint64_t{0});  // the last, not a mean
+      fr.cc = q->value("cc", fr.cc);                                  // the controller the endpoint ran
     }
     fr.goodput_bps =
         goodput_bps(fr.bytes_delivered, fr.completion.count() >= 0 ? fr.completion : stop - began);

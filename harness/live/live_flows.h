@@ -30,9 +30,12 @@ class LiveFlows final : public Wakeable {
  public:
   static constexpr std::uint64_t kFlowMessage = std::uint64_t{1} << 62;
 
-  // Posts message `msg` of `bytes` on sending QP `qp` of side `side`, toward side `peer_side`.
-  using Post = std::function<void(std::uint32_t side, std::uint32_t qp, std::uint32_t peer_side,
-                                  std::uint64_t msg, std::uint64_t bytes)>;
+  // Posts message `msg` of `bytes` on sending QP `qp` of side `side`, toward side `peer_side`;
+  // `cc` and `params`, when set, the controller the QP opens with (the flow's own, given with
+  // its first message).
+  using Post =
+      std::function<void(std::uint32_t side, std::uint32_t qp, std::uint32_t peer_side, std::uint64_t msg,
+                         std::uint64_t bytes, const std::string& cc, const cc::CcParams& params)>;
 
   // `regions`: the two sides' region names; the scenario has passed check_live_scenario.
   LiveFlows(EventLoop& loop, const Scenario& s, const std::array<std::string, 2>& regions, Post post);
@@ -57,6 +60,7 @@ class LiveFlows final : public Wakeable {
     std::array<std::uint32_t, 2> host{};  // within their regions (for the result's names)
     std::uint32_t qp = 0;
     bool started = false;
+    bool posted = false;          // its controller went with its first message
     Instant started_at = kNever;  // when it was first posted: the run starts after the epoch
     Instant next_burst = kNever;  // microburst: the next one
     Instant completed = kNever;   // finite: the last byte arrived

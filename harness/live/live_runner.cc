@@ -225,13 +225,14 @@ class Coordinator final : public MessageService {
     // them apart (LiveSeries, kFirstControlQp).
     const std::uint32_t qp = (traffic == Traffic::kControl ? kFirstControlQp : kFirstQp) + 2 * it->second;
     const std::uint64_t id = next_message_++;
-    post(placement_.region[src], qp, placement_.region[dst], id, bytes);
+    post(placement_.region[src], qp, placement_.region[dst], id, bytes, {}, {});
     return id;
   }
-  // Message `msg` of `bytes` on side `side`'s sending QP `qp`, toward side `peer_side`.
+  // Message `msg` of `bytes` on side `side`'s sending QP `qp`, toward side `peer_side`; `cc`
+  // and `params` (when set) the controller the QP opens with (a flow's own).
   void post(std::uint32_t side, std::uint32_t qp, std::uint32_t peer_side, std::uint64_t msg,
-            std::uint64_t bytes) {
-    channels_[side]->send(control::Send{qp, sides_[peer_side].address, msg, bytes}.to_json());
+            std::uint64_t bytes, const std::string& cc, const cc::CcParams& params) {
+    channels_[side]->send(control::Send{qp, sides_[peer_side].address, msg, bytes, cc, params}.to_json());
   }
   std::size_t connections() const { return connection_of_.size(); }
 
@@ -308,11 +309,6 @@ void check_live_scenario(const Scenario& s) {
                                    std::pair{&s.workload.background, std::string("$.background")}}) {
     for (std::size_t i = 0; i < list->size(); ++i) {
       const FlowSpec& f = (*list)[i];
-      if ((!f.cc.empty() && f.cc != s.transport.cc) || !f.cc_params.empty()) {
-        throw InputError(s.file, path + "[" + std::to_string(i) + "].cc",
-                         "live mode runs every connection with the transport's congestion control (\"" +
-                             s.transport.cc + "\"); a flow's own cc or cc_params is sim only so far");
-      }
       flows += f.count;
     }
   }
@@ -560,7 +556,8 @@ class RealTimeRun {
                 link_model(c.scenario, profile), c.scenario.workload.nccl),
         flows_(loop_, c.scenario, c.regions,
                [this](std::uint32_t side, std::uint32_t qp, std::uint32_t peer, std::uint64_t msg,
-                      std::uint64_t bytes) { coord_.post(side, qp, peer, msg, bytes); }),
+                      std::uint64_t bytes, const std::string& cc,
+                      const cc::CcParams& params) { coord_.post(side, qp, peer, msg, bytes, cc, params); }),
         timeline_{std::ofstream(c.work / ("endpoint-" + c.regions[0] + "-timeline.jsonl")),
                   std::ofstream(c.work / ("endpoint-" + c.regions[1] + "-timeline.jsonl"))},
         series_(c.scenario.interval),

@@ -125,6 +125,10 @@ class DpdkEndpoint : private SegmentWire {
   // see above); throws EnvironmentError when it cannot be within arp_timeout.
   void post(std::uint32_t qp, const std::string& peer, std::uint64_t msg_id, std::uint64_t bytes,
             Instant now);
+  // As UdpEndpoint::set_controller.
+  void set_controller(std::uint32_t qp, std::string cc, cc::CcParams params) {
+    driver_.set_controller(qp, std::move(cc), std::move(params));
+  }
   void poll(Instant now);
   Instant next_wakeup() const;
   // Sleeps until `until`, `other_fd` readable or rx_poll_interval, whichever is first.

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <stdexcept>
+#include <tuple>
 
 #include "harness/live/endpoints/wire.h"
 
@@ -47,16 +48,24 @@ QpDriver::Slot& QpDriver::open(std::uint32_t qp, const PeerAddress& peer, bool s
   Slot slot;
   cc::CcContext ctx = settings_.cc_context;
   ctx.mss_bytes = settings_.transport.mtu_bytes;
-  slot.qp = std::make_unique<transport::QueuePair>(
-      settings_.transport, qp, sending ? qp + 1 : qp - 1,
-      cc::make_congestion_control(sending ? settings_.cc : "fixed", ctx,
-                                  sending ? settings_.cc_params : cc::CcParams{}));
+  std::string name = sending ? settings_.cc : "fixed";
+  cc::CcParams params = sending ? settings_.cc_params : cc::CcParams{};
+  if (const auto own = controllers_.find(qp); sending && own != controllers_.end()) {
+    std::tie(name, params) = own->second;
+  }
+  slot.qp = std::make_unique<transport::QueuePair>(settings_.transport, qp, sending ? qp + 1 : qp - 1,
+                                                   cc::make_congestion_control(name, ctx, params));
   slot.peer = peer;
   slot.sending = sending;
   Lane& l = lane(slot);
   slot.turn = l.scheduler.add();
   l.qp_of.push_back(qp);
   return slots_.emplace(qp, std::move(slot)).first->second;
+}
+
+void QpDriver::set_controller(std::uint32_t qp, std::string cc, cc::CcParams params) {
+  require_sending_qp(qp);
+  controllers_[qp] = {std::move(cc), std::move(params)};
 }
 
 void QpDriver::post(std::uint32_t qp, const PeerAddress& to, std::uint64_t msg_id, std::uint64_t bytes,

@@ -95,6 +95,9 @@ class QpDriver {
   static void require_sending_qp(std::uint32_t qp);
   // The peer the QP `qp` is open toward; nullptr while it is not open.
   const PeerAddress* peer(std::uint32_t qp) const;
+  // The sending QP `qp`, when it opens, runs `cc` with `params` (generators/cc registry)
+  // instead of the endpoint's controller: a scenario flow's own. No effect on an open QP.
+  void set_controller(std::uint32_t qp, std::string cc, cc::CcParams params);
   // Posts a message of `bytes` on the sending QP `qp` (even), opened toward `to` on first use.
   // The caller has checked that an open QP is open toward `to`.
   void post(std::uint32_t qp, const PeerAddress& to, std::uint64_t msg_id, std::uint64_t bytes, Instant now);
@@ -150,6 +153,7 @@ class QpDriver {
   SegmentWire& wire_;
   EndpointCounters& counters_;
   std::map<std::uint32_t, Slot> slots_;
+  std::map<std::uint32_t, std::pair<std::string, cc::CcParams>> controllers_;  // set_controller
   Lane receivers_;
   Lane senders_;
   std::vector<Delivery> deliveries_;

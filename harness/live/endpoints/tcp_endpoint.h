@@ -88,6 +88,9 @@ class TcpEndpoint {
   // std::invalid_argument for an unparsable address or a queue pair reused toward another peer.
   void post(std::uint32_t qp, const std::string& peer, std::uint64_t msg_id, std::uint64_t bytes,
             Instant now);
+  // A scenario flow's own controller: ignored. A kernel TCP baseline runs every connection
+  // with the baseline's controller (--baselines NAME), which is what it compares.
+  void set_controller(std::uint32_t /*qp*/, const std::string& /*cc*/, const cc::CcParams& /*params*/) {}
   // Accepts, reads and writes whatever the sockets allow now. Throws EnvironmentError when a
   // connection fails (refused, reset) or a peer sends what is not this framing.
   void poll(Instant now);

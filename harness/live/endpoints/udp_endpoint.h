@@ -71,6 +71,10 @@ class UdpEndpoint : private SegmentWire {
   // QP number, an unparsable address or a QP reopened toward another peer.
   void post(std::uint32_t qp, const std::string& peer, std::uint64_t msg_id, std::uint64_t bytes,
             Instant now);
+  // The controller the sending QP `qp` opens with, instead of the config's (QpDriver).
+  void set_controller(std::uint32_t qp, std::string cc, cc::CcParams params) {
+    driver_.set_controller(qp, std::move(cc), std::move(params));
+  }
 
   // Receives every datagram waiting, feeds the QPs, then sends every segment due at `now`.
   void poll(Instant now);

@@ -17,11 +17,18 @@ TEST(ControlMessages, RoundTripEveryKind) {
   EXPECT_EQ(parse_ready(Ready{4791}.to_json())->port, 4791u);
 
   const Send send =
-      *parse_send(Send{0x8002, "198.18.0.2", (std::uint64_t{1} << 62) | 7, 64u << 20}.to_json());
+      *parse_send(Send{0x8002, "198.18.0.2", (std::uint64_t{1} << 62) | 7, 64u << 20, "", {}}.to_json());
   EXPECT_EQ(send.qp, 0x8002u);
   EXPECT_EQ(send.peer, "198.18.0.2");
   EXPECT_EQ(send.msg, (std::uint64_t{1} << 62) | 7);  // a live flow's message id keeps its top bits
   EXPECT_EQ(send.bytes, 64u << 20);
+  EXPECT_TRUE(send.cc.empty());
+  EXPECT_FALSE(Send{}.to_json().contains("cc"));  // the endpoint's controller: no key at all
+
+  // A flow's own controller travels with its first message.
+  const Send own = *parse_send(Send{0x8004, "198.18.0.2", 1, 1400, "bbr", {{"beta", 0.7}}}.to_json());
+  EXPECT_EQ(own.cc, "bbr");
+  EXPECT_EQ(own.cc_params, (cc::CcParams{{"beta", 0.7}}));
 
   const Delivered d = *parse_delivered(Delivered{0x101, 9, 1400, 1'000, 21'000'000}.to_json());
   EXPECT_EQ(d.qp, 0x101u);

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include <algorithm>
 #include <numeric>
 #include <vector>
@@ -153,6 +155,28 @@ TEST(UdpEndpoint, TwoConnectionsShareOneSocketApartByQp) {
   }
   EXPECT_EQ(on_a, (std::vector<std::uint64_t>{0, 2, 4}));
   EXPECT_EQ(on_b, (std::vector<std::uint64_t>{1, 3, 5}));
+}
+
+// A scenario flow's own controller (live_flows.cc): set before its QP opens, that QP runs it
+// and the endpoint's other QPs keep the config's; set on an open QP, it changes nothing.
+TEST(UdpEndpoint, AQpOpensWithItsOwnController) {
+  UdpEndpoint receiver(loopback_config("cubic"));
+  UdpEndpointConfig sc = loopback_config("cubic");
+  sc.peer_port = receiver.port();
+  UdpEndpoint sender(sc);
+  const RunTime rt(kEpochNs);
+  sender.set_controller(0x200, "bbr", {});
+  sender.post(0x100, "127.0.0.1", 0, 20'000, rt.now());
+  sender.post(0x200, "127.0.0.1", 1, 20'000, rt.now());
+  sender.set_controller(0x100, "reno", {});  // already open: stays cubic
+  sender.post(0x100, "127.0.0.1", 2, 20'000, rt.now());
+  ASSERT_EQ(exchange(sender, receiver, rt, 3, Duration{10'000'000'000}).size(), 3U);
+  std::map<std::uint32_t, std::string> cc;
+  for (const QpView& q : sender.queue_pairs()) {
+    cc[q.qp] = std::string(q.pair->congestion_control().name());
+  }
+  EXPECT_EQ(cc, (std::map<std::uint32_t, std::string>{{0x100, "cubic"}, {0x200, "bbr"}}));
+  EXPECT_THROW(sender.set_controller(0x301, "bbr", {}), std::invalid_argument);  // a receiving QP
 }
 
 // Pacing with the real clock: a fixed 200 Mbit/s controller sends 2 MB in (wire bytes x 8 /
