@@ -106,6 +106,40 @@ double load_average() {
   return in ? one : 0.0;
 }
 
+// The host's CPU time so far, all CPUs (the "cpu" line of /proc/stat, proc(5)), in ticks.
+struct CpuTimes {
+  double busy = 0;   // user + nice + system + irq + softirq
+  double steal = 0;  // taken by the hypervisor from this VM
+  double total = 0;  // the above + idle + iowait
+};
+
+CpuTimes cpu_times() {
+  std::ifstream in("/proc/stat");
+  std::string label;
+  double user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0;
+  in >> label >> user >> nice >> system >> idle >> iowait >> irq >> softirq >> steal;
+  if (!in || label != "cpu") {
+    return {};
+  }
+  const double busy = user + nice + system + irq + softirq;
+  return {busy, steal, busy + steal + idle + iowait};
+}
+
+// How busy the host's CPUs were between two readings: the live run's processes wait for a CPU
+// when it is near 1 (docs/guide/live.md "Why they differ").
+nlohmann::json cpu_section(const CpuTimes& a, const CpuTimes& b) {
+  const double total = b.total - a.total;
+  if (total <= 0) {
+    return nullptr;
+  }
+  return {{"busy_fraction", (b.busy - a.busy) / total},
+          {"steal_fraction", (b.steal - a.steal) / total},
+          {"cpus", sysconf(_SC_NPROCESSORS_ONLN)},
+          {"what",
+           "share of all CPUs' time busy (and stolen by the hypervisor) while the run's real-time loop ran, "
+           "from /proc/stat"}};
+}
+
 bool bench_is_up() {
   return fs::exists("/run/netns/gw-a") && fs::exists("/run/netns/gw-b");
 }
@@ -876,7 +910,9 @@ LiveRun run_live(const Scenario& scenario, const LiveOptions& options) {
   const endpoints::RunTime rt = start_endpoints_clock(c, td, ch);
 
   RealTimeRun real_time(c, td, emu, ch, rt, profile, run.faults);
+  const CpuTimes cpu_at_start = cpu_times();
   const Instant stop = real_time.run();
+  const CpuTimes cpu_at_stop = cpu_times();
   const bool completed = real_time.driver().done();
   real_time.stop_endpoints();
   const nlohmann::json processes = stop_processes(td, emu, run.faults);
@@ -922,6 +958,7 @@ LiveRun run_live(const Scenario& scenario, const LiveOptions& options) {
                 {"end", load_average()},
                 {"cpus", sysconf(_SC_NPROCESSORS_ONLN)},
                 {"what", "/proc/loadavg's 1-minute figure when the run started and when it ended"}}},
+              {"cpu", cpu_section(cpu_at_start, cpu_at_stop)},
               {"processes", processes},
               {"faults", run.faults}};
   run.live["endpoint_kind"] = c.tcp ? std::string("tcp") : options.endpoints;  // udp, dpdk or tcp

@@ -205,6 +205,23 @@ void host_load(const nlohmann::json& section, Causes& causes) {
                            (busy ? ": more runnable work than CPUs" : "")}});
 }
 
+// The share of the host's CPU time in use while the live run ran: near all of it, the
+// emulator and the endpoints waited for a CPU (each one a queue the simulator does not have).
+void host_cpu(const nlohmann::json& section, Causes& causes) {
+  const nlohmann::json cpu = section.value("cpu", nlohmann::json());
+  if (!cpu.is_object()) {
+    return;
+  }
+  const double busy = cpu.value("busy_fraction", 0.0) + cpu.value("steal_fraction", 0.0);
+  causes.add("host CPU", busy > 0.9,
+             {{"busy_fraction", cpu.value("busy_fraction", 0.0)},
+              {"steal_fraction", cpu.value("steal_fraction", 0.0)},
+              {"what", fmt(100 * cpu.value("busy_fraction", 0.0), 0) + " % of " +
+                           fmt(cpu.value("cpus", 1.0), 0) + " CPUs busy during the run (" +
+                           fmt(100 * cpu.value("steal_fraction", 0.0), 0) + " % stolen by the hypervisor)" +
+                           (busy > 0.9 ? ": the bench's processes waited for CPUs" : "")}});
+}
+
 void emulator_delay(const nlohmann::json& section, Causes& causes) {
   const nlohmann::json emu =
       section.value("emulator", nlohmann::json::object()).value("stats", nlohmann::json());
@@ -295,6 +312,7 @@ nlohmann::json twin_causes(const nlohmann::json& sim, const nlohmann::json& live
   const double median_ratio = seed_spread(s, l, sim_seeds, causes);
   const nlohmann::json section = live.value("live", nlohmann::json::object());
   host_load(section, causes);
+  host_cpu(section, causes);
   emulator_delay(section, causes);
   host_drops(live, causes);
   live_faults(section, causes);

@@ -49,16 +49,19 @@ TEST(TwinCauses, AtTheSeedsMedianItIsTheDraws) {
 }
 
 // What the bench measured is named before a model gap is called: host drops above 0.1 % of
-// the packets sent, a load above the CPUs, retransmission timeouts live only.
+// the packets sent, a load above the CPUs, the CPUs over 90 % busy (steal included),
+// retransmission timeouts live only.
 TEST(TwinCauses, ADisturbedBenchIsNamed) {
   nlohmann::json live = result_with(200);
   live["accounting"]["dropped"] = {{"host/socket_overflow", 50}, {"host a/after_endpoint_closed", 900}};
   live["live"] = {{"load_average", {{"start", 3.5}, {"end", 1.0}, {"cpus", 2}}},
+                  {"cpu", {{"busy_fraction", 0.88}, {"steal_fraction", 0.04}, {"cpus", 2}}},
                   {"faults", nlohmann::json::array()}};
   live["packets"]["timeouts"] = 5;
   const nlohmann::json c = twin_causes(result_with(100), live, {});
   const std::string verdict = c.at("verdict");
-  EXPECT_EQ(verdict.rfind("a disturbed bench: host load, host drops, retransmission timeouts", 0), 0U)
+  EXPECT_EQ(verdict.rfind("a disturbed bench: host load, host CPU, host drops, retransmission timeouts", 0),
+            0U)
       << verdict;
   EXPECT_EQ(row(c, "host drops")->at("packets"), 50);  // drops after an endpoint closed are not the run's
 }
@@ -66,6 +69,7 @@ TEST(TwinCauses, ADisturbedBenchIsNamed) {
 TEST(TwinCauses, OutsideOnAQuietBenchIsAModelGap) {
   nlohmann::json live = result_with(200);
   live["live"] = {{"load_average", {{"start", 0.5}, {"end", 0.4}, {"cpus", 2}}},
+                  {"cpu", {{"busy_fraction", 0.6}, {"steal_fraction", 0.0}, {"cpus", 2}}},
                   {"faults", nlohmann::json::array()}};
   const nlohmann::json c = twin_causes(result_with(100), live, {result_with(100), result_with(105)});
   EXPECT_EQ(c.at("verdict").get<std::string>().rfind("a model gap", 0), 0U) << c.dump();
