@@ -1,7 +1,7 @@
 // Builds the AQM a queue's settings ask for. Each AQM that draws randomness owns a stream
 // Rng(seed, stream + "/aqm"), so its draws depend only on the profile seed and the queue's
-// stream name. Settings are fixed for an AQM's life: the queue stage builds a new one when
-// they change.
+// stream name. Settings are fixed for an AQM's life: the queue stage's AqmHost (aqm_host.h)
+// builds a new one when they change.
 #pragma once
 
 #include <cstdint>
