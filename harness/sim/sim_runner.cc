@@ -61,14 +61,15 @@ struct Flow {
   std::uint32_t receiver_slot = 0;
 };
 
-class SimRun final : public fabric::Receiver, public Wakeable, public MessageService, public HostWire {
+class SimRun final : public fabric::Receiver, public Wakeable, public MessageService {
  public:
   SimRun(const Scenario& s, const SimOptions& o)
       : scenario_(s), options_(o), net_(loop_, s.topology, s.seed, *this), tick_(loop_, *this) {
     for (std::uint32_t r = 0; r < net_.region_count(); ++r) {
       region_first_.push_back(static_cast<std::uint32_t>(hosts_.size()));
       for (std::uint32_t i = 0; i < net_.region(r).hosts; ++i) {
-        hosts_.push_back(std::make_unique<SimHost>(*this, loop_, HostId{r, i}, net_.region(r).nic_rate));
+        hosts_.push_back(
+            std::make_unique<SimHost<SimRun>>(*this, loop_, HostId{r, i}, net_.region(r).nic_rate));
       }
     }
     build_flows();
@@ -98,15 +99,16 @@ class SimRun final : public fabric::Receiver, public Wakeable, public MessageSer
   // Timer of the run itself: flow starts and time-series samples.
   void wake(Instant now) override;
 
-  // HostWire
-  void transmit(HostId from, Packet&& p, Instant now) override {
+  // SimHost's wire
+  void transmit(HostId from, Packet&& p, Instant now) {
     ++accounting_.packets_sent;
     net_.send(from, std::move(p), now);
   }
-  void packet_of(const Segment& s, HostId from, Packet& p) override;
+  // The network packet carrying `s` from `from`, written over `p`.
+  void packet_of(const Segment& s, HostId from, Packet& p);
 
  private:
-  SimHost& host(HostId h) { return *hosts_[region_first_[h.region] + h.index]; }
+  SimHost<SimRun>& host(HostId h) { return *hosts_[region_first_[h.region] + h.index]; }
   void build_flows();
   void start(Flow& f, Instant now);
   void after_event(Flow& f, bool is_sender, Instant now);
@@ -133,7 +135,7 @@ class SimRun final : public fabric::Receiver, public Wakeable, public MessageSer
   fabric::Network net_;
   Timer tick_;
   std::vector<std::uint32_t> region_first_;
-  std::vector<std::unique_ptr<SimHost>> hosts_;
+  std::vector<std::unique_ptr<SimHost<SimRun>>> hosts_;
   std::deque<Flow> flows_;      // bulk/finite flows first, then connections as collectives open them
   std::vector<Flow*> flow_at_;  // flows_[i], without the deque's index arithmetic per packet
   std::vector<Flow*> tracked_;  // the flows in the time series, in the result's order
