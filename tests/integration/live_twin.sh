@@ -48,11 +48,11 @@ for k in ("cct_p50", "cct_p99", "goodput"):
     if v is None or not 0.85 <= v <= 1.15:
         bad.append("%s ratio %s outside [0.85, 1.15]" % (k, v))
 # The causes it measured: the simulator over 5 seeds (the default --sim-seeds), the host's
-# load, the emulator's delay error, host drops, live faults, timeouts; and a verdict that
+# load and CPU time, the emulator's delay error, host drops, live faults, timeouts; and a verdict that
 # follows the ratios.
 causes = a.get("causes", {})
 names = [c["cause"] for c in causes.get("measured", [])]
-want = ["simulator spread over seeds", "host load", "emulator delay error", "host drops",
+want = ["simulator spread over seeds", "host load", "host CPU", "emulator delay error", "host drops",
         "live faults", "retransmission timeouts"]
 if names != want:
     bad.append("causes %s, want %s" % (names, want))
