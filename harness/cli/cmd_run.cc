@@ -257,11 +257,10 @@ struct Measured {
   double wall_s = 0;
 };
 
-Measured measure(const Scenario& scenario, const RunRequest& r) {
+Measured measure(const Scenario& scenario, const RunRequest& r, LiveBaselines baselines) {
   Measured m;
   const auto wall_start = std::chrono::steady_clock::now();
   if (r.mode == "live") {
-    LiveBaselines baselines = parse_baselines(r.baselines, r.max_pacing_rate, r.mode);
     if (baselines.max_pacing_rate_bps == 0) {  // the scenario's transport.max_pacing_rate, if any
       baselines.max_pacing_rate_bps = scenario.transport.max_pacing_rate.bps;
     }
@@ -360,7 +359,8 @@ int cmd_run(const Args& args) {
     return kExitOk;  // --help
   }
   Scenario scenario = load_scenario(r->scenario_file);
-  (void)parse_baselines(r->baselines, r->max_pacing_rate, r->mode);  // bad options exit 2 before any run
+  // Bad options exit 2 before anything runs.
+  const LiveBaselines baselines = parse_baselines(r->baselines, r->max_pacing_rate, r->mode);
   check_request(*r);
   if (r->mode == "both") {
     return run_both(scenario, *r);
@@ -380,7 +380,7 @@ int cmd_run(const Args& args) {
   if (ec) {
     throw EnvironmentError("cannot create " + r->out + ": " + ec.message());
   }
-  const Measured m = measure(scenario, *r);
+  const Measured m = measure(scenario, *r, baselines);
   const auto [report, written] = write_outputs(m, r->out);
   if (!r->quiet) {
     print_run(m, report, written);
