@@ -1,4 +1,4 @@
-// The control protocol between a live run's coordinator (live_runner.cc) and its endpoints
+// The control protocol between a live run's coordinator (live_coordinator.h) and its endpoints
 // (`gradwall endpoint`, `gradwall endpoint-tcp`; endpoint_loop.h): one JSON object per line on
 // a filesystem-path unix socket (harness/live/endpoints/line_channel.h), its kind in "t".
 //   coordinator -> endpoint  Start (the run's epoch), Send (a message to post), Stop

@@ -1,6 +1,6 @@
-// A process the live runner starts and supervises (live_runner.cc): its output goes to files,
-// it is killed and reaped when its Child goes away, and it can say how it ended in words a
-// report can carry ("was killed by signal 9 (Killed) (its stderr ends: ...)").
+// A process the live runner starts and supervises (live_bench.h, live_coordinator.h): its
+// output goes to files, it is killed and reaped when its Child goes away, and it can say how it
+// ended in words a report can carry ("was killed by signal 9 (Killed) (its stderr ends: ...)").
 #pragma once
 
 #include <sys/resource.h>
