@@ -342,6 +342,57 @@ void flows_and_paths(std::ostringstream& os, const json& report) {
   os << "</table>\n";
 }
 
+// Multipath steering (docs/steering.md): each path's share and load, and the controller's
+// weights and each path's rate over time.
+void steering(std::ostringstream& os, const json& report, const json& result) {
+  const json& s = report.value("steering", json(nullptr));
+  if (s.is_null()) {
+    return;
+  }
+  os << "<h2>Multipath steering</h2><p>policy <b>" << esc(s["policy"]) << "</b>, every "
+     << duration_text(s["interval_ns"].get<double>()) << "; " << s["moves"] << " queue-pair moves in "
+     << s["decisions"] << " decisions"
+     << (s["last_move_ns"].is_null() ? std::string()
+                                     : ", the last at " + duration_text(s["last_move_ns"].get<double>()))
+     << "</p><table><tr><th class=\"l\">from</th><th class=\"l\">to</th><th class=\"l\">path</th>"
+        "<th>capacity</th><th>bytes</th><th>share</th><th>mean utilization</th><th>final weight</th>"
+        "<th>queue pairs</th></tr>\n";
+  for (const json& p : s["paths"]) {
+    std::string via = "direct";
+    if (!p["via"].empty()) {
+      via = "via";
+      for (const json& v : p["via"]) {
+        via += " " + v.get<std::string>();
+      }
+    }
+    os << "<tr><td class=\"l\">" << esc(p["from"]) << "</td><td class=\"l\">" << esc(p["to"])
+       << "</td><td class=\"l\">" << p["index"] << ": " << xml_escape(via) << "</td><td>"
+       << (p["capacity_bps"].get<double>() > 0 ? rate_text(p["capacity_bps"].get<double>()) : "unlimited")
+       << "</td><td>" << bytes_text(p["bytes"].get<double>()) << "</td><td>" << fixed(p["byte_share"], 3)
+       << "</td><td>" << fixed(p["mean_utilization"], 3) << "</td><td>" << fixed(p["final_weight"], 3)
+       << "</td><td>" << value_text(p["final_queue_pairs"]) << "</td></tr>\n";
+  }
+  os << "</table>\n";
+  const json& rs = result.value("steering", json(nullptr));
+  if (rs.is_null() || rs["t_ns"].empty()) {
+    return;
+  }
+  const std::vector<double> t = as_vector(rs["t_ns"], 1e-9);
+  const auto secs = [](double v) { return value_text(v) + " s"; };
+  std::vector<Line> weights;
+  std::vector<Line> rates;
+  for (const json& p : rs["paths"]) {
+    const std::string name =
+        p["from"].get<std::string>() + "->" + p["to"].get<std::string>() + " path " + p["index"].dump();
+    weights.push_back({name, t, as_vector(p["weight"], 1)});
+    rates.push_back({name, t, as_vector(p["rate_bps"], 1e-9)});
+  }
+  os << figure(
+      "plot-path-weight",
+      svg_line_chart({"Controller weight per path", "time", "share", secs, tick_text}, weights, true));
+  os << figure("plot-path-rate", svg_line_chart({"Rate per path", "time", "Gbit/s", secs, tick_text}, rates));
+}
+
 // Live runs with --baselines: the user-space stack next to kernel TCP (docs/guide/live.md).
 void tcp_baselines(std::ostringstream& os, const json& report) {
   if (!report.contains("tcp_baselines")) {
@@ -392,6 +443,7 @@ std::string write_html(const json& report, const json& result) {
   gpu(os, report);
   packets(os, report);
   series(os, result);
+  steering(os, report, result);
   flows_and_paths(os, report);
   os << "</body></html>\n";
   return os.str();

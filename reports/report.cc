@@ -346,6 +346,41 @@ json paths_section(const ResultInput& in) {
   return paths;
 }
 
+// Multipath steering (docs/steering.md): per path its share of the bytes, mean utilization,
+// the controller's last weight and queue pairs; when the queue pairs last moved.
+json steering_section(const ResultInput& in) {
+  const SteeringRecord& s = *in.steering;
+  std::map<std::pair<std::string, std::string>, std::uint64_t> pair_bytes;
+  for (const SteeredPathRecord& p : s.paths) {
+    pair_bytes[{p.from, p.to}] += p.bytes;
+  }
+  json paths = json::array();
+  for (const SteeredPathRecord& p : s.paths) {
+    double utilization = 0;
+    for (double u : p.utilization) {
+      utilization += u;
+    }
+    paths.push_back(
+        {{"from", p.from},
+         {"to", p.to},
+         {"index", p.index},
+         {"via", p.via},
+         {"capacity_bps", p.capacity_bps},
+         {"bytes", p.bytes},
+         {"byte_share",
+          null_or(ratio(static_cast<double>(p.bytes), static_cast<double>(pair_bytes[{p.from, p.to}])))},
+         {"mean_utilization", null_or(ratio(utilization, static_cast<double>(p.utilization.size())))},
+         {"final_weight", p.weight.empty() ? json(nullptr) : json(p.weight.back())},
+         {"final_queue_pairs", p.queue_pairs.empty() ? json(nullptr) : json(p.queue_pairs.back())}});
+  }
+  return {{"policy", s.policy},
+          {"interval_ns", ns_of(s.interval)},
+          {"moves", s.moves},
+          {"decisions", s.decision_t_ns.size()},
+          {"last_move_ns", s.decision_t_ns.empty() ? json(nullptr) : json(s.decision_t_ns.back())},
+          {"paths", std::move(paths)}};
+}
+
 // Jain, Chiu and Hawe (1984): (sum x)^2 / (n sum x^2), over the bulk flows as result.json does
 // (a collective's queue pairs are not bulk flows: they carry what the schedule gives them).
 std::optional<double> jain(const std::vector<FlowRecord>& flows) {
@@ -504,6 +539,9 @@ nlohmann::json build_report(const nlohmann::json& result, const std::string& fil
                                                  {"dropped", a.dropped}}
                                           : json(nullptr)}};
   report["run"]["warmup_iterations_excluded"] = in.warmup_excluded_iterations;
+  if (in.steering) {
+    report["steering"] = steering_section(in);  // only then, so other reports stay as they were
+  }
   report["warnings"] = warnings_section(in);
   report["checks"] = evaluate_checks(in, report);
   if (in.unfinished_collectives + in.unfinished_iterations > 0) {

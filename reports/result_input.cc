@@ -177,6 +177,48 @@ PathRecord path_of(const JsonReader& r) {
   return p;
 }
 
+std::vector<double> numbers(const JsonReader& r, std::string_view key) {
+  std::vector<double> out;
+  for (const nlohmann::json& v : r.array(key)) {
+    if (!v.is_number()) {
+      r.fail(key, "must be a list of numbers");
+    }
+    out.push_back(v.get<double>());
+  }
+  return out;
+}
+
+SteeringRecord steering_of(const JsonReader& r) {
+  SteeringRecord s;
+  s.policy = r.string("policy");
+  s.interval = nanoseconds(r, "interval_ns");
+  s.moves = optional_count(r, "moves");
+  for (const JsonReader& p : r.objects("paths")) {
+    SteeredPathRecord sp;
+    sp.from = p.string("from");
+    sp.to = p.string("to");
+    sp.index = count(p, "index");
+    for (const nlohmann::json& v : p.array("via")) {
+      if (!v.is_string()) {
+        p.fail("via", "must be a list of relay names");
+      }
+      sp.via.push_back(v.get<std::string>());
+    }
+    sp.capacity_bps = optional_count(p, "capacity_bps");
+    sp.bytes = count(p, "bytes");
+    sp.weight = numbers(p, "weight");
+    sp.utilization = numbers(p, "utilization");
+    for (double q : numbers(p, "queue_pairs")) {
+      sp.queue_pairs.push_back(static_cast<std::uint64_t>(q));
+    }
+    s.paths.push_back(std::move(sp));
+  }
+  for (const JsonReader& d : r.objects("decisions")) {
+    s.decision_t_ns.push_back(ns_of(nanoseconds(d, "t_ns")));
+  }
+  return s;
+}
+
 template <class T, class F>
 std::vector<T> records(const JsonReader& r, std::string_view key, F read) {
   std::vector<T> out;
@@ -304,6 +346,9 @@ ResultInput read_result(const nlohmann::json& result, const std::string& file) {
   in.flows = records<FlowRecord>(r, "flows", flow_of);
   in.background = records<BackgroundRecord>(r, "background", background_of);
   in.paths = records<PathRecord>(r, "paths", path_of);
+  if (r.has("steering") && !r.raw().at("steering").is_null()) {
+    in.steering = steering_of(r.object("steering"));
+  }
   in.collectives =
       finished_records<CollectiveRecord>(r, "collectives", collective_of, in.unfinished_collectives);
   in.iterations = finished_records<IterationRecord>(r, "iterations", iteration_of, in.unfinished_iterations);

@@ -96,6 +96,27 @@ struct PathRecord {
   Percentiles queue_delay_ns;
 };
 
+// result.json "steering" (docs/steering.md "Results"): one path of a steered region pair.
+struct SteeredPathRecord {
+  std::string from;
+  std::string to;
+  std::uint64_t index = 0;
+  std::vector<std::string> via;
+  std::uint64_t capacity_bps = 0;
+  std::uint64_t bytes = 0;
+  std::vector<double> weight;
+  std::vector<double> utilization;
+  std::vector<std::uint64_t> queue_pairs;
+};
+
+struct SteeringRecord {
+  std::string policy;
+  Duration interval{0};
+  std::uint64_t moves = 0;
+  std::vector<SteeredPathRecord> paths;
+  std::vector<std::int64_t> decision_t_ns;  // when queue pairs moved
+};
+
 struct AccountingRecord {
   bool present = false;
   std::uint64_t packets_sent = 0;
@@ -129,6 +150,7 @@ struct ResultInput {
   std::vector<FlowRecord> flows;
   std::vector<BackgroundRecord> background;
   std::vector<PathRecord> paths;
+  std::optional<SteeringRecord> steering;
   std::vector<CollectiveRecord> collectives;
   std::vector<IterationRecord> iterations;
   std::optional<Percentiles> one_way_delay_ns;

@@ -189,6 +189,23 @@ void md_background(std::ostringstream& os, const json& background) {
   }
 }
 
+// Multipath steering: each path's share of the bytes and the controller's last weight.
+void md_steering(std::ostringstream& os, const json& s) {
+  os << "\n### Multipath steering (" << md_cell(s["policy"].get<std::string>()) << ", " << s["moves"]
+     << " moves)\n\n| from | to | path | bytes | share | mean utilization | final weight | queue pairs "
+        "|\n|---|---|---|---|---|---|---|---|\n";
+  for (const json& p : s["paths"]) {
+    std::string via = p["via"].empty() ? "direct" : "via";
+    for (const json& v : p["via"]) {
+      via += " " + v.get<std::string>();
+    }
+    os << "| " << md_cell(p["from"].get<std::string>()) << " | " << md_cell(p["to"].get<std::string>())
+       << " | " << md_cell(via) << " | " << bytes_text(p["bytes"].get<double>()) << " | "
+       << fixed(p["byte_share"], 3) << " | " << fixed(p["mean_utilization"], 3) << " | "
+       << fixed(p["final_weight"], 3) << " | " << value_text(p["final_queue_pairs"]) << " |\n";
+  }
+}
+
 std::string html_format(const json& report, const json& result) {
   return write_html(report, result);
 }
@@ -247,6 +264,9 @@ std::string write_summary_md(const json& report) {
   }
   if (const json background = report["flows"].value("background", json::array()); !background.empty()) {
     md_background(os, background);
+  }
+  if (report.contains("steering") && !report["steering"].is_null()) {
+    md_steering(os, report["steering"]);
   }
   return os.str();
 }

@@ -7,6 +7,7 @@
 
 #include "core/errors.h"
 #include "core/rng.h"
+#include "emulator/fabric/path_ports.h"
 
 namespace gw::fabric {
 
@@ -102,7 +103,13 @@ class Network::Hop final : public Wakeable {
  public:
   Hop(Network& net, std::size_t index, std::string name, const Profile& profile, Direction dir, bool wan,
       std::uint32_t from, std::uint32_t to)
-      : engine(profile, dir), timer(*net.loop_, *this), sink(net, index), from_region(from), to_region(to) {
+      : engine(profile, dir),
+        timer(*net.loop_, *this),
+        sink(net, index),
+        from_region(from),
+        to_region(to),
+        profile_(profile),
+        dir_(dir) {
     stats.name = std::move(name);
     stats.wan = wan;
     // The pipelines stay the same for the whole run (the simulator never reconfigures an
@@ -133,6 +140,16 @@ class Network::Hop final : public Wakeable {
     rearm();
   }
   void rearm() { timer.arm(engine.next_wakeup()); }
+  // The direction in force at `now`: the profile's, or its last phase's since.
+  const DirectionSpec& in_force(Instant now) const {
+    const DirectionSpec* d = &direction_of(profile_, dir_);
+    for (const PhaseSpec& phase : profile_.phases) {
+      if (kEpoch + phase.at <= now) {
+        d = &direction_of(phase, dir_);
+      }
+    }
+    return *d;
+  }
   std::uint64_t queue_bytes() const {
     std::uint64_t backlog = 0;
     for (const Pipeline* p : pipelines) {
@@ -151,6 +168,10 @@ class Network::Hop final : public Wakeable {
   Duration base_delay{0};
   std::uint64_t in = 0;
   std::uint64_t out = 0;
+
+ private:
+  Profile profile_;
+  Direction dir_;
 };
 
 void Network::Forward::dropped(Packet&& p, DropCause cause) {
@@ -264,8 +285,13 @@ void Network::build_routes() {
       }
     }
   }
+  paths_.assign(static_cast<std::size_t>(n) * n, {});
   for (std::size_t i = 0; i < spec_.routes.size(); ++i) {
     const RouteSpec& route = spec_.routes[i];
+    if (!route.paths.empty()) {
+      add_paths(i, route);
+      continue;
+    }
     const std::string path = "$.topology.routes[" + std::to_string(i) + "]";
     std::vector<std::uint32_t> chain;
     try {
@@ -275,7 +301,7 @@ void Network::build_routes() {
       }
       chain.push_back(region_index(route.to));
     } catch (const std::out_of_range& e) {
-      throw InputError("scenario", path, std::string(e.what()).replace(0, 3, "names no"));
+      throw InputError("scenario", path, std::string(e.what()).replace(0, 3, "names no "));
     }
     const std::uint32_t dst = chain.back();
     for (std::size_t k = 0; k + 1 < chain.size(); ++k) {
@@ -297,6 +323,127 @@ void Network::build_routes() {
       }
     }
   }
+}
+
+// A route's paths, and the same reversed for the way back unless a route gives that itself.
+void Network::add_paths(std::size_t i, const RouteSpec& route) {
+  const auto n = static_cast<std::uint32_t>(spec_.regions.size());
+  const std::string path = "$.topology.routes[" + std::to_string(i) + "]";
+  if (route.paths.size() > kMaxPaths) {
+    throw InputError("scenario", path + ".paths", "at most " + std::to_string(kMaxPaths) + " paths");
+  }
+  std::vector<std::vector<std::uint32_t>> chains;
+  for (std::size_t k = 0; k < route.paths.size(); ++k) {
+    const std::string at = path + ".paths[" + std::to_string(k) + "].via";
+    std::vector<std::uint32_t> chain;
+    try {
+      chain.push_back(region_index(route.from));
+      for (const std::string& v : route.paths[k]) {
+        chain.push_back(region_index(v));
+      }
+      chain.push_back(region_index(route.to));
+    } catch (const std::out_of_range& e) {
+      throw InputError("scenario", at, std::string(e.what()).replace(0, 3, "names no "));
+    }
+    for (std::size_t a = 0; a < chain.size(); ++a) {
+      for (std::size_t b = 0; b < a; ++b) {
+        if (chain[a] == chain[b]) {
+          throw InputError("scenario", at, "goes through " + spec_.regions[chain[a]].name + " twice");
+        }
+      }
+      if (a > 0 && spec_.regions[chain[a]].hosts > 0 && a + 1 < chain.size()) {
+        throw InputError("scenario", at,
+                         spec_.regions[chain[a]].name + " is a region with hosts, not a relay");
+      }
+    }
+    for (std::size_t k2 = 0; k2 + 1 < chain.size(); ++k2) {
+      if (wan_[chain[k2] * n + chain[k2 + 1]] == kNone) {
+        throw InputError("scenario", at,
+                         "no WAN link between " + spec_.regions[chain[k2]].name + " and " +
+                             spec_.regions[chain[k2 + 1]].name);
+      }
+    }
+    chains.push_back(std::move(chain));
+  }
+  const std::uint32_t a = chains.front().front();
+  const std::uint32_t b = chains.front().back();
+  if (!paths_[a * n + b].empty()) {
+    throw InputError("scenario", path, "a second route from " + route.from + " to " + route.to);
+  }
+  paths_[a * n + b] = chains;
+  multipath_ = true;
+  next_region_[a * n + b] = chains.front()[1];
+  bool reverse_given = false;
+  for (const RouteSpec& r : spec_.routes) {
+    reverse_given = reverse_given || (r.from == route.to && r.to == route.from);
+  }
+  if (!reverse_given) {
+    for (auto& c : chains) {
+      std::reverse(c.begin(), c.end());
+    }
+    paths_[b * n + a] = std::move(chains);
+    next_region_[b * n + a] = paths_[b * n + a].front()[1];
+  }
+}
+
+std::uint32_t Network::path_count(std::uint32_t from, std::uint32_t to) const {
+  const auto& p = paths_[from * spec_.regions.size() + to];
+  return p.empty() ? 1 : static_cast<std::uint32_t>(p.size());
+}
+
+std::vector<std::uint32_t> Network::chain(std::uint32_t from, std::uint32_t to, std::uint32_t path) const {
+  const auto n = static_cast<std::uint32_t>(spec_.regions.size());
+  const auto& p = paths_[from * n + to];
+  if (!p.empty()) {
+    return p[std::min<std::size_t>(path, p.size() - 1)];
+  }
+  std::vector<std::uint32_t> c{from};
+  for (std::uint32_t here = from; here != to;) {
+    here = next_region_[here * n + to];
+    c.push_back(here);
+  }
+  return c;
+}
+
+std::vector<std::string> Network::path_via(std::uint32_t from, std::uint32_t to, std::uint32_t path) const {
+  const std::vector<std::uint32_t> c = chain(from, to, path);
+  std::vector<std::string> via;
+  for (std::size_t k = 1; k + 1 < c.size(); ++k) {
+    via.push_back(spec_.regions[c[k]].name);
+  }
+  return via;
+}
+
+std::vector<std::size_t> Network::wan_hops(std::uint32_t from, std::uint32_t to, std::uint32_t path) const {
+  const auto n = static_cast<std::uint32_t>(spec_.regions.size());
+  const std::vector<std::uint32_t> c = chain(from, to, path);
+  std::vector<std::size_t> hops;
+  for (std::size_t k = 0; k + 1 < c.size(); ++k) {
+    hops.push_back(wan_[c[k] * n + c[k + 1]]);
+  }
+  return hops;
+}
+
+PipelineCounters Network::hop_counters(std::size_t hop) const {
+  return hops_[hop]->engine.totals();
+}
+
+std::uint64_t Network::hop_queue_bytes(std::size_t hop) const {
+  return hops_[hop]->queue_bytes();
+}
+
+Duration Network::hop_base_delay(std::size_t hop) const {
+  return hops_[hop]->base_delay;
+}
+
+BitRate Network::hop_rate_at(std::size_t hop, Instant now) const {
+  const DirectionSpec& d = hops_[hop]->in_force(now);
+  return d.rate ? d.rate->rate : BitRate{};
+}
+
+bool Network::hop_up_at(std::size_t hop, Instant now) const {
+  const DirectionSpec& d = hops_[hop]->in_force(now);
+  return !(d.loss && d.loss->model == LossModel::kRandom && d.loss->p >= 1 && !d.loss->ecn);
 }
 
 IpAddress Network::address(HostId h) const {
@@ -345,6 +492,17 @@ std::size_t Network::next_hop(std::size_t hop, const Packet& p) const {
     return downlink_[here];
   }
   const auto n = static_cast<std::uint32_t>(spec_.regions.size());
+  HostId from;
+  if (multipath_ && host_of(p.headers.src, from)) {
+    const auto& paths = paths_[from.region * n + to.region];
+    if (!paths.empty()) {
+      const auto& c = paths[std::min<std::size_t>(path_of_port(p.headers.src_port), paths.size() - 1)];
+      const auto at = std::find(c.begin(), c.end(), here);
+      if (at != c.end() && at + 1 != c.end()) {
+        return wan_[here * n + *(at + 1)];
+      }
+    }
+  }
   return wan_[here * n + next_region_[here * n + to.region]];
 }
 
@@ -371,26 +529,24 @@ void Network::forward(std::size_t hop, Packet&& p, Instant now) {
   n.push(std::move(p), now);
 }
 
-std::vector<std::string> Network::route_names(std::uint32_t from, std::uint32_t to) const {
+std::vector<std::string> Network::route_names(std::uint32_t from, std::uint32_t to,
+                                              std::uint32_t path) const {
   std::vector<std::string> names;
   if (from == to) {
     names.push_back(hops_[downlink_[to]]->stats.name);
     return names;
   }
-  const auto n = static_cast<std::uint32_t>(spec_.regions.size());
   names.push_back(hops_[uplink_[from]]->stats.name);
-  for (std::uint32_t here = from; here != to;) {
-    const std::uint32_t next = next_region_[here * n + to];
-    names.push_back(hops_[wan_[here * n + next]]->stats.name);
-    here = next;
+  for (std::size_t h : wan_hops(from, to, path)) {
+    names.push_back(hops_[h]->stats.name);
   }
   names.push_back(hops_[downlink_[to]]->stats.name);
   return names;
 }
 
-Duration Network::base_delay(std::uint32_t from, std::uint32_t to) const {
+Duration Network::base_delay(std::uint32_t from, std::uint32_t to, std::uint32_t path) const {
   Duration total{0};
-  for (const std::string& name : route_names(from, to)) {
+  for (const std::string& name : route_names(from, to, path)) {
     for (const auto& h : hops_) {
       if (h->stats.name == name) {
         total += h->base_delay;
@@ -400,10 +556,10 @@ Duration Network::base_delay(std::uint32_t from, std::uint32_t to) const {
   return total;
 }
 
-BitRate Network::bottleneck_rate(std::uint32_t from, std::uint32_t to) const {
+BitRate Network::bottleneck_rate(std::uint32_t from, std::uint32_t to, std::uint32_t path) const {
   BitRate slowest = std::min(spec_.regions[from].nic_rate, spec_.regions[to].nic_rate,
                              [](BitRate a, BitRate b) { return a.bps < b.bps; });
-  for (const std::string& name : route_names(from, to)) {
+  for (const std::string& name : route_names(from, to, path)) {
     for (const auto& h : hops_) {
       if (h->stats.name == name && !h->stats.rate.unlimited() && h->stats.rate.bps < slowest.bps) {
         slowest = h->stats.rate;

@@ -52,6 +52,10 @@ struct RouteSpec {
   std::string from;
   std::string to;
   std::vector<std::string> via;  // relays (or regions) in order
+  // Several paths (each its relays in order; {} is the direct link): a packet takes the one its
+  // UDP source port names (path_ports.h). The reverse direction takes the same paths reversed
+  // unless a route of its own is given. Empty: the one path `via`.
+  std::vector<std::vector<std::string>> paths;
 };
 
 struct TopologySpec {
@@ -112,12 +116,28 @@ class Network {
   // p left `from`'s NIC at `now`; p.headers.dst names the destination host.
   void send(HostId from, Packet&& p, Instant now);
 
-  // Hop names of the route from one region to another, in order (for reports).
-  std::vector<std::string> route_names(std::uint32_t from, std::uint32_t to) const;
+  // Hop names of the route from one region to another, in order (for reports); with several
+  // paths, of path `path`.
+  std::vector<std::string> route_names(std::uint32_t from, std::uint32_t to, std::uint32_t path = 0) const;
   // The route's one-way delay without queueing or jitter (the base delays of its hops), and
   // its slowest rate (the NICs included), for models such as α-β.
-  Duration base_delay(std::uint32_t from, std::uint32_t to) const;
-  BitRate bottleneck_rate(std::uint32_t from, std::uint32_t to) const;
+  Duration base_delay(std::uint32_t from, std::uint32_t to, std::uint32_t path = 0) const;
+  BitRate bottleneck_rate(std::uint32_t from, std::uint32_t to, std::uint32_t path = 0) const;
+  // The paths from one region to another: 1 unless a route gives several.
+  std::uint32_t path_count(std::uint32_t from, std::uint32_t to) const;
+  // The relays path `path` goes through, in order (names).
+  std::vector<std::string> path_via(std::uint32_t from, std::uint32_t to, std::uint32_t path) const;
+  // The WAN hops of a path, as indices into hop_stats().
+  std::vector<std::size_t> wan_hops(std::uint32_t from, std::uint32_t to, std::uint32_t path) const;
+  // One hop's counters, backlog at its bottleneck, base delay, and bottleneck rate in force at
+  // `now` (its profile's phases applied; 0 = unlimited).
+  PipelineCounters hop_counters(std::size_t hop) const;
+  std::uint64_t hop_queue_bytes(std::size_t hop) const;
+  Duration hop_base_delay(std::size_t hop) const;
+  BitRate hop_rate_at(std::size_t hop, Instant now) const;
+  // The hop's link is up at `now`: its profile in force does not drop every packet (a
+  // `loss 100%` phase is how a scenario fails a link).
+  bool hop_up_at(std::size_t hop, Instant now) const;
   // Every hop's statistics (counters refreshed on each call).
   std::vector<HopStats> hop_stats() const;
   // Bytes queued now at each hop's bottleneck, in hop_stats() order.
@@ -134,6 +154,9 @@ class Network {
   void forward(std::size_t hop, Packet&& p, Instant now);
   std::size_t next_hop(std::size_t hop, const Packet& p) const;
   void build_routes();
+  void add_paths(std::size_t route, const RouteSpec& r);
+  // The regions a packet crosses from `from` to `to` (both included).
+  std::vector<std::uint32_t> chain(std::uint32_t from, std::uint32_t to, std::uint32_t path) const;
 
   EventLoop* loop_;
   TopologySpec spec_;
@@ -146,6 +169,10 @@ class Network {
   std::vector<std::size_t> wan_;
   // next_region_[a * R + d]: the region after a on the route from a to d.
   std::vector<std::uint32_t> next_region_;
+  // paths_[a * R + b]: the region chains of a pair with several paths (empty: one path, by
+  // next_region_).
+  std::vector<std::vector<std::vector<std::uint32_t>>> paths_;
+  bool multipath_ = false;
   std::map<std::uint32_t, HostId> hosts_by_v4_;  // key: the IPv4 address as an integer
   // The same map as flat tables, looked up per packet: when every host address is 10.X.Y.Z,
   // by_v4_[X][Y * 256 + Z] is the host's index in region X (kNoHost: none). Empty otherwise

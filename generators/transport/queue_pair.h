@@ -45,6 +45,9 @@ class QueuePair {
   // CNP) first, then retransmissions, then new data, within window and pacing.
   std::optional<Segment> poll(Instant now);
 
+  // The sending half now goes over another network path, `lag` shorter (Sender::path_changed).
+  void path_changed(Instant now, Duration lag) { sender_.path_changed(now, lag); }
+
   // Completions since the last clear_completions(), in the order they happened.
   const std::vector<Completion>& completions() const { return out_.completions; }
   void clear_completions() { out_.completions.clear(); }

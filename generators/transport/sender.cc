@@ -606,7 +606,8 @@ void Sender::detect_reorder_losses(Instant now, QpOutputs& out) {
     if (r.tx_seq >= rack_tx_seq_) {
       break;
     }
-    const Instant deadline = p.sent_time + rack_rtt_ + wnd;
+    const Instant deadline =
+        p.sent_time + rack_rtt_ + wnd + (p.sent_time <= moved_at_ ? move_lag_ : Duration{0});
     if (now < deadline) {
       reo_timer_ = deadline;
       break;
@@ -621,6 +622,11 @@ void Sender::detect_reorder_losses(Instant now, QpOutputs& out) {
     cc_->on_loss(cc::LossEvent{now, lost_bytes, in_flight_, false, start});
     note_cut(cwnd_before, rate_before, true, true);
   }
+}
+
+void Sender::path_changed(Instant now, Duration lag) {
+  moved_at_ = now;
+  move_lag_ = std::max(lag, Duration{0});
 }
 
 void Sender::clean_rtx_front() {

@@ -51,6 +51,10 @@ class Sender {
   std::optional<Segment> poll_data(Instant now, QpOutputs& out);
   // The earliest time poll_data or on_timers could act; may lie before the caller's `now`.
   Instant next_wakeup() const;
+  // The queue pair was moved to another network path at `now`, whose one-way delay is `lag`
+  // shorter: packets sent before may arrive after later ones, so RACK gives them `lag` more
+  // before judging them lost (generators/steering, docs/steering.md "Moves without reordering").
+  void path_changed(Instant now, Duration lag);
 
   const cc::CongestionControl& cc() const { return *cc_; }
   const RttEstimator& rtt() const { return rtt_; }
@@ -139,6 +143,9 @@ class Sender {
   Duration rack_rtt_{0};
   std::uint64_t rack_fack_ = 0;
   bool reordering_seen_ = false;
+  // The last path change: when, and by how much the old path lags the new one.
+  Instant moved_at_ = kEpoch - Duration{1};
+  Duration move_lag_{0};
   std::uint32_t reo_wnd_mult_ = 1;
   std::uint32_t reo_wnd_persist_ = 0;
   std::uint64_t dsack_round_ = 0;  // 0: none; else the PSN whose acknowledgement ends the round

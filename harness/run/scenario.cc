@@ -82,6 +82,52 @@ fabric::RegionSpec read_region(const JsonReader& r, bool relay) {
   return reg;
 }
 
+// netem's `limit` counts every packet inside netem, delay line included; the link's
+// `limit_bytes` replaces it with a bottleneck queue limit, which is what a WAN router has.
+void with_byte_limit(const JsonReader& r, DirectionSpec& d) {
+  if (const auto limit = r.bytes("limit", 1500, std::uint64_t{1} << 40)) {
+    d.limit_packets.reset();
+    if (!d.queue) {
+      d.queue = QueueSettings{};
+    }
+    d.queue->limit_bytes = *limit;
+  }
+}
+
+// `phases` of a netem link: from `at` on, the link is as its `netem` arguments say (both
+// directions; the link's `limit_bytes` still applies), e.g. a capacity cut or, with
+// `loss 100%`, a failure.
+void read_netem_phases(const JsonReader& r, const std::string& file, Profile& profile) {
+  if (!r.has("phases")) {
+    return;
+  }
+  Duration last{-1};
+  for (const JsonReader& ph : r.objects("phases")) {
+    PhaseSpec phase;
+    const auto at = ph.duration("at");
+    if (!at) {
+      ph.fail("at", "missing: when the phase starts, e.g. \"2s\"");
+    }
+    if (*at <= last) {
+      ph.fail("at", "phases must be in time order");
+    }
+    last = *at;
+    phase.at = *at;
+    phase.name = ph.optional_string("name").value_or("");
+    NetemResult n;
+    try {
+      n = netem_to_direction(split_args(ph.string("netem")));
+    } catch (const InputError& e) {
+      throw InputError(file, ph.path_of("netem"), e.path() + ": " + e.reason());
+    }
+    with_byte_limit(r, n.dir);
+    phase.a_to_b = n.dir;
+    phase.b_to_a = n.dir;
+    ph.finish();
+    profile.phases.push_back(std::move(phase));
+  }
+}
+
 fabric::WanLinkSpec read_wan(const JsonReader& r, const std::string& file) {
   fabric::WanLinkSpec link;
   const auto& between = r.array("between");
@@ -112,15 +158,7 @@ fabric::WanLinkSpec read_wan(const JsonReader& r, const std::string& file) {
       } catch (const InputError& e) {
         throw InputError(file, r.path_of("netem") + key, e.path() + ": " + e.reason());
       }
-      // netem's `limit` counts every packet inside netem, delay line included; a byte limit
-      // given here replaces it with a bottleneck queue limit, which is what a WAN router has.
-      if (const auto limit = r.bytes("limit", 1500, std::uint64_t{1} << 40)) {
-        n.dir.limit_packets.reset();
-        if (!n.dir.queue) {
-          n.dir.queue = QueueSettings{};
-        }
-        n.dir.queue->limit_bytes = *limit;
-      }
+      with_byte_limit(r, n.dir);
       return n.dir;
     };
     std::string args;
@@ -138,9 +176,21 @@ fabric::WanLinkSpec read_wan(const JsonReader& r, const std::string& file) {
       link.profile.b_to_a = link.profile.a_to_b;
     }
     link.profile.name = "netem " + args;
+    read_netem_phases(r, file, link.profile);
   }
   r.finish();
   return link;
+}
+
+std::vector<std::string> read_via(const JsonReader& r) {
+  std::vector<std::string> via;
+  for (const auto& v : r.array("via")) {
+    if (!v.is_string()) {
+      r.fail("via", "must be a list of relay or region names");
+    }
+    via.push_back(v.get<std::string>());
+  }
+  return via;
 }
 
 fabric::TopologySpec read_topology(const JsonReader& t, const std::string& file) {
@@ -173,11 +223,21 @@ fabric::TopologySpec read_topology(const JsonReader& t, const std::string& file)
       fabric::RouteSpec route;
       route.from = r.string("from");
       route.to = r.string("to");
-      for (const auto& v : r.array("via")) {
-        if (!v.is_string()) {
-          r.fail("via", "must be a list of relay or region names");
+      if (r.has("paths") == r.has("via")) {
+        r.fail(r.has("via") ? "paths" : "via", r.has("via")
+                                                   ? "give either `via` (one path) or `paths`, not both"
+                                                   : "missing (the relays to go through, or `paths`)");
+      }
+      if (r.has("via")) {
+        route.via = read_via(r);
+      } else {
+        for (const JsonReader& p : r.objects("paths")) {
+          route.paths.push_back(read_via(p));
+          p.finish();
         }
-        route.via.push_back(v.get<std::string>());
+        if (route.paths.empty()) {
+          r.fail("paths", "needs at least one path (`{\"via\": []}` is the direct link)");
+        }
       }
       r.finish();
       topo.routes.push_back(route);
@@ -230,6 +290,22 @@ void check_routes(const fabric::TopologySpec& topo, const std::string& file) {
   } catch (const InputError& e) {
     throw InputError(file, e.path(), e.reason());
   }
+}
+
+// `controller`: the path policy of the region pairs with several paths (docs/steering.md).
+steering::Settings read_controller(const JsonReader& c) {
+  steering::Settings s;
+  const std::vector<std::string_view> names = steering::policy_names();
+  s.policy = c.choice("policy", names, "static");
+  s.interval = c.duration("interval", Duration{100'000}).value_or(s.interval);
+  s.headroom = c.optional_number("headroom", 0, 0.9).value_or(s.headroom);
+  s.plb_rounds = static_cast<std::uint32_t>(c.optional_integer("plb_rounds", 1, 1000).value_or(s.plb_rounds));
+  s.plb_ce_fraction = c.optional_number("plb_ce_fraction", 0.01, 1).value_or(s.plb_ce_fraction);
+  s.seed_target = c.duration("seed_target").value_or(s.seed_target);
+  s.seed_backoff = c.optional_number("seed_backoff", 0.01, 0.999).value_or(s.seed_backoff);
+  s.seed_step = c.optional_number("seed_step", 0, 1).value_or(s.seed_step);
+  c.finish();
+  return s;
 }
 
 // `background`: traffic beside the workload, by class (docs/scenarios.md "background").
@@ -323,6 +399,9 @@ Scenario parse_scenario(const nlohmann::json& doc, const std::string& file) {
   }
   read_background(r, s);
   read_thresholds(r, s);
+  if (const auto c = r.optional_object("controller")) {
+    s.controller = read_controller(*c);
+  }
   if (const auto c = r.optional_object("cost")) {
     s.cost.gpus = c->optional_number("gpus", 0, 1e9).value_or(0);
     s.cost.usd_per_gpu_hour = c->optional_number("usd_per_gpu_hour", 0, 1e6).value_or(0);

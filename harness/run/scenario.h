@@ -15,6 +15,7 @@
 #include "core/time.h"
 #include "emulator/fabric/network.h"
 #include "generators/cc/congestion_control.h"
+#include "generators/steering/path_controller.h"
 #include "generators/transport/transport_config.h"
 #include "harness/run/workloads/workload_spec.h"
 
@@ -50,6 +51,8 @@ struct Scenario {
   fabric::TopologySpec topology;
   WorkloadSpec workload;
   TransportSpec transport;
+  // The path policy where a route has several paths (`controller`; absent: static, equal shares).
+  steering::Settings controller;
   Duration interval{100'000'000};  // time-series sampling
   // Iterations at the start of a collective or training run left out of the reports'
   // percentiles and GPU idle (connections opening, slow start): `results.warmup_iterations`.

@@ -226,6 +226,9 @@ nlohmann::json to_json(const SimResult& r) {
   if (!r.background.empty()) {
     out["background"] = r.background;
   }
+  if (r.steering) {
+    out["steering"] = *r.steering;
+  }
   return out;
 }
 

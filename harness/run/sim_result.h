@@ -14,6 +14,7 @@
 #include "core/stats.h"
 #include "core/time.h"
 #include "emulator/fabric/network.h"
+#include "harness/run/steering_result.h"
 #include "harness/run/time_attribution.h"
 
 namespace gw {
@@ -157,6 +158,7 @@ struct SimResult {
   std::vector<BackgroundResult> background;
   Percentiles one_way_delay_ns;  // data packets, sender NIC to receiver
   TransportTotals transport;
+  std::optional<SteeringResult> steering;  // region pairs with several paths
   nlohmann::json scenario_json;
 };
 

@@ -14,6 +14,7 @@
 #include "core/histogram.h"
 #include "emulator/engine/int_pool.h"
 #include "emulator/fabric/network.h"
+#include "emulator/fabric/path_ports.h"
 #include "generators/cc/congestion_control.h"
 #include "generators/transport/queue_pair.h"
 #include "harness/run/collective_driver.h"
@@ -23,6 +24,7 @@
 #include "harness/run/workloads/workload_kind.h"
 #include "harness/sim/segment_pool.h"
 #include "harness/sim/sim_host.h"
+#include "harness/sim/sim_steering.h"
 
 namespace gw {
 
@@ -49,6 +51,9 @@ struct Flow {
   std::unique_ptr<QueuePair> receiver;
   std::uint64_t next_msg = 0;
   std::uint64_t marks_ce = 0;
+  std::uint64_t data_received = 0;  // data packets that reached the receiver
+  bool steered = false;             // its region pair has several paths; `path` is its own
+  std::uint32_t path = 0;
   std::uint64_t last_delivered = 0;  // for the time series
   std::uint64_t last_retransmits = 0;
   bool in_series = false;  // has a row in the time series and the result's flows
@@ -64,7 +69,11 @@ struct Flow {
 class SimRun final : public fabric::Receiver, public Wakeable, public MessageService {
  public:
   SimRun(const Scenario& s, const SimOptions& o)
-      : scenario_(s), options_(o), net_(loop_, s.topology, s.seed, *this), tick_(loop_, *this) {
+      : scenario_(s),
+        options_(o),
+        net_(loop_, s.topology, s.seed, *this),
+        steering_(net_, s.controller),
+        tick_(loop_, *this) {
     for (std::uint32_t r = 0; r < net_.region_count(); ++r) {
       region_first_.push_back(static_cast<std::uint32_t>(hosts_.size()));
       for (std::uint32_t i = 0; i < net_.region(r).hosts; ++i) {
@@ -81,7 +90,8 @@ class SimRun final : public fabric::Receiver, public Wakeable, public MessageSer
       start_collectives();
     }
     next_sample_ = kEpoch + s.interval;
-    tick_.arm(std::min(next_start(), next_sample_));
+    next_steer_ = steering_.active() ? kEpoch + steering_.interval() : kNever;
+    tick_.arm(std::min({next_start(), next_sample_, next_steer_}));
   }
 
   SimResult run();
@@ -113,7 +123,7 @@ class SimRun final : public fabric::Receiver, public Wakeable, public MessageSer
   void start(Flow& f, Instant now);
   void after_event(Flow& f, bool is_sender, Instant now);
   Flow& add_flow(const FlowSpec& spec, HostId src, HostId dst, const std::string& cc_name,
-                 const cc::CcParams& params, bool connection);
+                 const cc::CcParams& params, bool connection, bool control = false);
   void start_collectives();
   coll::LinkModel link_model() const;
 
@@ -124,6 +134,7 @@ class SimRun final : public fabric::Receiver, public Wakeable, public MessageSer
 
  private:
   void sample(Instant now);
+  void steer(Instant now);
   void track(Flow& f);
   // result.json's row of a flow of the series (a scenario flow or a WAN connection).
   FlowResult flow_result(const Flow& f, Instant stop) const;
@@ -133,6 +144,7 @@ class SimRun final : public fabric::Receiver, public Wakeable, public MessageSer
   SimOptions options_;
   EventLoop loop_;
   fabric::Network net_;
+  SimSteering steering_;
   Timer tick_;
   std::vector<std::uint32_t> region_first_;
   std::vector<std::unique_ptr<SimHost<SimRun>>> hosts_;
@@ -155,6 +167,7 @@ class SimRun final : public fabric::Receiver, public Wakeable, public MessageSer
   Accounting accounting_;
   Series series_;
   Instant next_sample_ = kEpoch;
+  Instant next_steer_ = kNever;
 };
 
 void SimRun::packet_of(const Segment& s, HostId from, Packet& p) {
@@ -171,8 +184,10 @@ void SimRun::packet_of(const Segment& s, HostId from, Packet& p) {
   h.protocol = 17;
   h.src = net_.address(from);
   const auto [flow, is_sender] = qp_owner_[s.dst_qp - kFirstQp];
-  h.dst = net_.address(is_sender ? flow_at_[flow]->src : flow_at_[flow]->dst);
-  h.src_port = static_cast<std::uint16_t>(0xC000 | (s.src_qp & 0x3FFF));
+  const Flow& f = *flow_at_[flow];
+  h.dst = net_.address(is_sender ? f.src : f.dst);
+  h.src_port = f.steered ? fabric::path_port(f.path, s.src_qp)
+                         : static_cast<std::uint16_t>(0xC000 | (s.src_qp & 0x3FFF));
   h.dst_port = kRoceUdpPort;
   h.ecn = static_cast<gw::Ecn>(s.ecn);
   h.roce_opcode = s.opcode;
@@ -228,7 +243,7 @@ void SimRun::build_flows() {
 }
 
 Flow& SimRun::add_flow(const FlowSpec& spec, HostId src, HostId dst, const std::string& cc_name,
-                       const cc::CcParams& params, bool connection) {
+                       const cc::CcParams& params, bool connection, bool control) {
   Flow& f = flows_.emplace_back();
   flow_at_.push_back(&f);  // a deque's elements stay where they are as it grows at the back
   f.spec = spec;
@@ -237,6 +252,7 @@ Flow& SimRun::add_flow(const FlowSpec& spec, HostId src, HostId dst, const std::
   f.dst = dst;
   f.cc_name = cc_name;
   f.connection = connection;
+  f.control = control;
   cc::CcContext ctx;
   ctx.mss_bytes = scenario_.transport.config.mtu_bytes;
   ctx.line_rate_bps = net_.region(src.region).nic_rate.bps;
@@ -251,6 +267,13 @@ Flow& SimRun::add_flow(const FlowSpec& spec, HostId src, HostId dst, const std::
   qp_owner_.emplace_back(f.id, false);
   f.sender_slot = host(src).add(f.sender.get());
   f.receiver_slot = host(dst).add(f.receiver.get());
+  if (steering_.steered(src.region, dst.region)) {
+    // The 5-tuple's entropy (addresses and the sender's queue pair) is what ECMP hashes.
+    const std::uint64_t entropy = (std::uint64_t{src.region} << 56) ^ (std::uint64_t{src.index} << 40) ^
+                                  (std::uint64_t{dst.region} << 32) ^ (std::uint64_t{dst.index} << 16) ^ qp;
+    f.steered = true;
+    f.path = steering_.open(f.id, src.region, dst.region, entropy, !control);
+  }
   return f;
 }
 
@@ -298,9 +321,8 @@ std::uint64_t SimRun::send(std::uint32_t src, std::uint32_t dst, std::uint32_t c
     FlowSpec spec;
     spec.start = now - kEpoch;
     Flow& f = add_flow(spec, rank_host_[src], rank_host_[dst], scenario_.transport.cc,
-                       scenario_.transport.cc_params, true);
+                       scenario_.transport.cc_params, true, traffic == Traffic::kControl);
     f.started = true;
-    f.control = traffic == Traffic::kControl;
     track(f);
     it = connection_of_.emplace(key, f.id).first;
     if (!f.control) {
@@ -369,7 +391,11 @@ void SimRun::wake(Instant now) {
     sample(now);
     next_sample_ = now + series_.interval;
   }
-  tick_.arm(std::min(next_start(), next_sample_));
+  if (now >= next_steer_) {
+    steer(now);
+    next_steer_ = now + steering_.interval();
+  }
+  tick_.arm(std::min({next_start(), next_sample_, next_steer_}));
 }
 
 // A flow of the time series and of result.json's flows: every scenario flow, and each data
@@ -412,6 +438,21 @@ void SimRun::sample(Instant now) {
   }
 }
 
+// The controllers' interval: their moves applied, each moved queue pair told how much its
+// old path lags (its loss detection waits that much longer for what is still on it).
+void SimRun::steer(Instant now) {
+  const auto totals = [this](std::uint32_t flow) {
+    const Flow& f = *flow_at_[flow];
+    const transport::QpStats& st = f.sender->stats();
+    return SimSteering::QpTotals{f.data_received, f.marks_ce, st.retransmitted_packets, st.timeouts};
+  };
+  for (const SimSteering::Move& m : steering_.tick(now, totals)) {
+    Flow& f = *flow_at_[m.flow];
+    f.path = m.path;
+    f.sender->path_changed(now, m.lag);
+  }
+}
+
 void SimRun::receive(Instant now, Packet&& p) {
   ++accounting_.packets_received;
   if (p.corrupt_bit != kNoCorruption) {
@@ -435,6 +476,7 @@ void SimRun::receive(Instant now, Packet&& p) {
   Flow& f = *flow_at_[flow];
   if (s.kind == transport::SegmentKind::kData) {
     one_way_delay_.record(ns_of(now - s.sent));
+    ++f.data_received;
     s.ce = p.ce_marked || p.headers.ecn == gw::Ecn::kCe;
     if (s.ce) {
       ++f.marks_ce;
@@ -587,6 +629,9 @@ SimResult SimRun::run() {
   }
   r.accounting = accounting_;
   r.series = std::move(series_);
+  if (steering_.active()) {
+    r.steering = steering_.result();
+  }
   return r;
 }
 

@@ -126,7 +126,46 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{
             R"({"topology": {"regions": [{"name": "a", "hosts": 1, "nic_rate": "10Gbit",
                    "latncy": "1us"}, {"name": "b", "hosts": 1, "nic_rate": "10Gbit"}]}})",
-            "$.topology.regions[0].latncy", "unknown key (did you mean \"latency\"?)"}));
+            "$.topology.regions[0].latncy", "unknown key (did you mean \"latency\"?)"},
+        BadCase{R"({"controller": {"policy": "magic"}})", "$.controller.policy", "must be one of"},
+        BadCase{R"({"controller": {"interval": "10us"}})", "$.controller.interval", ""},
+        BadCase{R"({"topology": {"routes": [{"from": "a", "to": "b", "via": [], "paths": [{"via": []}]}]}})",
+                "$.topology.routes[0].paths", "give either `via` (one path) or `paths`, not both"},
+        BadCase{R"({"topology": {"routes": [{"from": "a", "to": "b", "paths": []}]}})",
+                "$.topology.routes[0].paths", "needs at least one path"},
+        BadCase{R"({"topology": {"routes": [{"from": "a", "to": "b", "paths": [{"via": ["x"]}]}]}})",
+                "$.topology.routes[0].paths[0].via", "names no region x"},
+        BadCase{R"({"topology": {"wan": [{"between": ["a", "b"], "netem": "delay 1ms",
+                   "phases": [{"at": "2s", "netem": "delay 2ms"}, {"at": "1s", "netem": "delay 3ms"}]}]}})",
+                "$.topology.wan[0].phases[1].at", "phases must be in time order"}));
+
+// A route with several paths, a netem link's phases and a controller, as docs/steering.md
+// writes them.
+TEST(Scenario, PathsPhasesAndController) {
+  nlohmann::json doc = nlohmann::json::parse(kIssueExample);
+  doc.merge_patch(nlohmann::json::parse(R"({
+    "topology": {"relays": [{"name": "pop"}],
+                 "wan": [{"between": ["a", "b"], "netem": "delay 30ms rate 10Gbit", "limit_bytes": 1000000,
+                          "phases": [{"at": "2s", "name": "cut", "netem": "delay 30ms rate 2Gbit"}]},
+                         {"between": ["a", "pop"], "netem": "delay 12ms"},
+                         {"between": ["pop", "b"], "netem": "delay 14ms"}],
+                 "routes": [{"from": "a", "to": "b", "paths": [{"via": []}, {"via": ["pop"]}]}]},
+    "controller": {"policy": "te", "interval": "20ms", "headroom": 0.2}})"));
+  const Scenario s = parse_scenario(doc, "paths.json");
+  ASSERT_EQ(s.topology.routes.size(), 1U);
+  ASSERT_EQ(s.topology.routes[0].paths.size(), 2U);
+  EXPECT_TRUE(s.topology.routes[0].paths[0].empty());
+  EXPECT_EQ(s.topology.routes[0].paths[1], std::vector<std::string>{"pop"});
+  ASSERT_EQ(s.topology.wan[0].profile.phases.size(), 1U);
+  const PhaseSpec& cut = s.topology.wan[0].profile.phases[0];
+  EXPECT_EQ(cut.at, Duration{2'000'000'000});
+  ASSERT_TRUE(cut.a_to_b.rate && cut.a_to_b.queue);
+  EXPECT_EQ(cut.a_to_b.rate->rate.bps, 2'000'000'000ULL);
+  EXPECT_EQ(cut.a_to_b.queue->limit_bytes, 1'000'000U) << "the link's limit_bytes holds in its phases";
+  EXPECT_EQ(s.controller.policy, "te");
+  EXPECT_EQ(s.controller.interval, Duration{20'000'000});
+  EXPECT_DOUBLE_EQ(s.controller.headroom, 0.2);
+}
 
 }  // namespace
 }  // namespace gw

@@ -250,6 +250,35 @@ TEST(QueuePair, SelectiveRepeatToleratesReorderingBelowTheThreshold) {
   }
 }
 
+// A queue pair moved mid-transfer from a 30 ms path to a 10 ms one (generators/steering): the
+// packets sent after the move overtake the last 20 ms of packets on the old path. Told the lag
+// (QueuePair::path_changed), RACK waits for them and nothing is resent; not told, it takes
+// them for lost and resends them for nothing.
+TEST(QueuePair, APathChangeWithItsLagCausesNoSpuriousResend) {
+  for (bool told : {true, false}) {
+    TransportConfig cfg;
+    cfg.mtu_bytes = kMtu;
+    cfg.recovery = Recovery::kSelectiveRepeat;
+    ChannelConfig slow;
+    slow.delay = Duration{30 * kMs};
+    Bench bench(cfg, slow, slow, 5, std::uint64_t{1} << 30, BitRate{1'000'000'000ULL});
+    bench.a().post_message(kEpoch, 1, 20'000 * kMtu);
+    bench.run(at_ns(100 * kMs));
+    bench.set_delay(0, Duration{10 * kMs});
+    bench.set_delay(1, Duration{10 * kMs});
+    if (told) {
+      bench.a().path_changed(bench.now(), Duration{20 * kMs + 2 * kMs + 100 * kUs});
+    }
+    bench.run(at_ns(10'000 * kMs));
+    EXPECT_EQ(bench.b().stats().messages_received, 1U);
+    if (told) {
+      EXPECT_EQ(bench.a().stats().retransmitted_packets, 0U);
+    } else {
+      EXPECT_GT(bench.a().stats().retransmitted_packets, 100U) << "the bench no longer reorders at the move";
+    }
+  }
+}
+
 // Garbage arriving at both QPs mid-transfer (random kinds, PSNs, SACK bitmaps, counters,
 // hop counts): nothing crashes or reads out of bounds (checked under the ASan preset), and
 // the bench still comes to rest.

@@ -108,6 +108,10 @@ class Bench {
   const std::vector<Sent>& trace() const { return trace_; }
   std::uint64_t max_in_flight_a() const { return max_in_flight_a_; }
 
+  // The channel from A (0) or B (1) now takes `d`: a move to another network path. Segments
+  // already travelling keep their arrival time.
+  void set_delay(int from, Duration d) { ch_[from].delay = d; }
+
   // Moves virtual time forward (e.g. to post a message at a given time).
   void advance_to(Instant t) { now_ = std::max(now_, t); }
 

@@ -1,0 +1,207 @@
+#include "harness/sim/sim_steering.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace gw {
+
+namespace {
+constexpr int kHoldDownIntervals = 10;
+}  // namespace
+
+SimSteering::SimSteering(const fabric::Network& net, const steering::Settings& settings)
+    : net_(&net), settings_(settings) {
+  result_.policy = settings.policy;
+  result_.interval = settings.interval;
+  const std::uint32_t n = net.region_count();
+  for (std::uint32_t a = 0; a < n; ++a) {
+    for (std::uint32_t b = 0; b < n; ++b) {
+      if (a == b || net.region(a).hosts == 0 || net.region(b).hosts == 0 || net.path_count(a, b) < 2) {
+        continue;
+      }
+      Pair& p = pairs_.emplace_back();
+      p.from = a;
+      p.to = b;
+      p.controller = steering::make_path_controller(settings, net.path_count(a, b));
+      p.first_result = result_.paths.size();
+      for (std::uint32_t k = 0; k < net.path_count(a, b); ++k) {
+        p.hops.push_back(net.wan_hops(a, b, k));
+        steering::PathSample s;
+        for (std::size_t h : p.hops.back()) {
+          s.base_delay += net.hop_base_delay(h);
+          const BitRate r = net.hop_rate_at(h, kEpoch);
+          if (!r.unlimited() && (s.capacity.unlimited() || r.bps < s.capacity.bps)) {
+            s.capacity = r;
+          }
+        }
+        p.samples.push_back(s);
+        p.down_until.push_back(kEpoch);
+        RoutePathResult& out = result_.paths.emplace_back();
+        out.from = net.region(a).name;
+        out.to = net.region(b).name;
+        out.index = k;
+        out.via = net.path_via(a, b, k);
+        const std::vector<std::string> names = net.route_names(a, b, k);
+        out.hops.assign(names.begin() + 1, names.end() - 1);  // without the uplink and downlink
+        out.capacity_bps = s.capacity.bps;
+      }
+    }
+  }
+  if (active()) {
+    last_hop_.resize(net.hop_stats().size());
+  }
+}
+
+bool SimSteering::steered(std::uint32_t from_region, std::uint32_t to_region) const {
+  return std::any_of(pairs_.begin(), pairs_.end(),
+                     [&](const Pair& p) { return p.from == from_region && p.to == to_region; });
+}
+
+std::uint32_t SimSteering::open(std::uint32_t flow, std::uint32_t from_region, std::uint32_t to_region,
+                                std::uint64_t entropy, bool data) {
+  for (Pair& p : pairs_) {
+    if (p.from != from_region || p.to != to_region) {
+      continue;
+    }
+    if (!data) {
+      p.light.push_back(flow);
+      p.light_paths.push_back(widest_up(p));
+      return p.light_paths.back();
+    }
+    steering::QpSample q;
+    q.entropy = entropy;
+    const std::uint32_t path = p.controller->place(q, p.samples, p.paths);
+    p.flows.push_back(flow);
+    p.paths.push_back(path);
+    p.entropy.push_back(entropy);
+    p.last.emplace_back();
+    return path;
+  }
+  return 0;
+}
+
+std::uint32_t SimSteering::widest_up(const Pair& pair) const {
+  const std::vector<double> w = pair.controller->weights();
+  std::uint32_t best = 0;
+  bool best_up = false;
+  for (std::uint32_t k = 0; k < pair.samples.size(); ++k) {
+    const bool up = !pair.samples[k].down();
+    if ((up && !best_up) || (up == best_up && w[k] > w[best] + 1e-9)) {
+      best = k;
+      best_up = up;
+    }
+  }
+  return best;
+}
+
+// Each path's signals over the interval: what its WAN hops took in, dropped and sent, the
+// backlog they hold now, and their rate in force.
+void SimSteering::measure(Pair& pair, Instant now) {
+  const double seconds = std::max(1e-9, static_cast<double>((now - last_tick_).count()) * 1e-9);
+  for (std::size_t k = 0; k < pair.hops.size(); ++k) {
+    steering::PathSample s;
+    double delivered_share = 1;
+    for (std::size_t h : pair.hops[k]) {
+      const PipelineCounters c = net_->hop_counters(h);
+      const PipelineCounters& was = last_hop_[h];
+      const std::uint64_t in = c.packets_in - was.packets_in;
+      const std::uint64_t dropped = c.dropped_total() - was.dropped_total();
+      const std::uint64_t bytes = c.bytes_delivered - was.bytes_delivered;
+      if (h == pair.hops[k].front()) {
+        s.packets = in;
+      }
+      if (in > 0) {
+        delivered_share *= 1 - std::min(1.0, static_cast<double>(dropped) / static_cast<double>(in));
+      }
+      s.base_delay += net_->hop_base_delay(h);
+      const BitRate r = net_->hop_rate_at(h, now);
+      if (!r.unlimited()) {
+        s.queue_delay += r.transmit_time(net_->hop_queue_bytes(h));
+        s.utilization =
+            std::max(s.utilization, static_cast<double>(bytes) * 8 / (static_cast<double>(r.bps) * seconds));
+        if (s.capacity.unlimited() || r.bps < s.capacity.bps) {
+          s.capacity = r;
+        }
+      }
+    }
+    s.loss = 1 - delivered_share;
+    // A path that lost most of what it carried stays down for a while (a hold-down, as routing
+    // protocols damp a flapping route): with nothing sent on it, the next interval would show
+    // no loss and the controller would send traffic back into the hole.
+    if (s.down()) {
+      pair.down_until[k] = now + kHoldDownIntervals * settings_.interval;
+    }
+    for (std::size_t h : pair.hops[k]) {
+      s.up = s.up && net_->hop_up_at(h, now);
+    }
+    s.up = s.up && now >= pair.down_until[k];
+    pair.samples[k] = s;
+  }
+}
+
+std::vector<SimSteering::Move> SimSteering::tick(Instant now,
+                                                 const std::function<QpTotals(std::uint32_t)>& totals) {
+  std::vector<Move> moves;
+  const double seconds = std::max(1e-9, static_cast<double>((now - last_tick_).count()) * 1e-9);
+  result_.t_ns.push_back(ns_of(now));
+  for (Pair& pair : pairs_) {
+    measure(pair, now);
+    std::vector<steering::QpSample> qps;
+    for (std::size_t i = 0; i < pair.flows.size(); ++i) {
+      const QpTotals t = totals(pair.flows[i]);
+      const QpTotals& was = pair.last[i];
+      qps.push_back({pair.paths[i], t.packets_received - was.packets_received, t.ce_marked - was.ce_marked,
+                     t.retransmits - was.retransmits, t.timeouts - was.timeouts, pair.entropy[i]});
+      pair.last[i] = t;
+    }
+    const std::vector<std::uint32_t> to = pair.controller->steer(now, pair.samples, qps);
+    SteeringDecision d;
+    d.t_ns = ns_of(now);
+    d.from = net_->region(pair.from).name;
+    d.to = net_->region(pair.to).name;
+    d.weights = pair.controller->weights();
+    for (std::size_t i = 0; i < to.size(); ++i) {
+      if (to[i] == pair.paths[i]) {
+        continue;
+      }
+      const Duration lag = steering::lag_after_move(pair.samples[pair.paths[i]], pair.samples[to[i]]);
+      moves.push_back({pair.flows[i], to[i], lag});
+      d.moves.push_back({pair.flows[i], pair.paths[i], to[i], ns_of(lag)});
+      pair.paths[i] = to[i];
+    }
+    const std::uint32_t widest = widest_up(pair);
+    for (std::size_t i = 0; i < pair.light.size(); ++i) {
+      if (pair.light_paths[i] != widest) {
+        const Duration lag =
+            steering::lag_after_move(pair.samples[pair.light_paths[i]], pair.samples[widest]);
+        moves.push_back({pair.light[i], widest, lag});
+        pair.light_paths[i] = widest;
+      }
+    }
+    for (std::size_t k = 0; k < pair.hops.size(); ++k) {
+      RoutePathResult& out = result_.paths[pair.first_result + k];
+      const std::size_t last_hop = pair.hops[k].back();
+      const std::uint64_t bytes =
+          net_->hop_counters(last_hop).bytes_delivered - last_hop_[last_hop].bytes_delivered;
+      out.bytes += bytes;
+      out.rate_bps.push_back(static_cast<std::uint64_t>(static_cast<double>(bytes) * 8 / seconds));
+      out.utilization.push_back(pair.samples[k].utilization);
+      out.weight.push_back(k < d.weights.size() ? d.weights[k] : 0);
+      out.queue_pairs.push_back(
+          static_cast<std::uint32_t>(std::count(pair.paths.begin(), pair.paths.end(), k)));
+    }
+    if (!d.moves.empty()) {
+      result_.moves += d.moves.size();
+      result_.decisions.push_back(std::move(d));
+    }
+  }
+  // The counters are read per pair above; a hop shared by two pairs' paths sees the same
+  // interval, so they are moved on only now.
+  for (std::size_t h = 0; h < last_hop_.size(); ++h) {
+    last_hop_[h] = net_->hop_counters(h);
+  }
+  last_tick_ = now;
+  return moves;
+}
+
+}  // namespace gw

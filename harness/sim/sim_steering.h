@@ -1,0 +1,74 @@
+// Path steering in the simulator: one controller per region pair with several paths
+// (generators/steering), fed every interval from the network's hop counters and the queue
+// pairs' own counters, and its moves handed back for the run to apply to its connections.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "emulator/fabric/network.h"
+#include "generators/steering/path_controller.h"
+#include "harness/run/steering_result.h"
+
+namespace gw {
+
+class SimSteering {
+ public:
+  // A connection's counters since it opened.
+  struct QpTotals {
+    std::uint64_t packets_received = 0;  // data packets at its receiver
+    std::uint64_t ce_marked = 0;
+    std::uint64_t retransmits = 0;
+    std::uint64_t timeouts = 0;
+  };
+  struct Move {
+    std::uint32_t flow = 0;
+    std::uint32_t path = 0;
+    Duration lag{0};  // how much the old path lags the new one (QueuePair::path_changed)
+  };
+
+  SimSteering(const fabric::Network& net, const steering::Settings& settings);
+
+  // Some region pair has several paths.
+  bool active() const { return !pairs_.empty(); }
+  Duration interval() const { return settings_.interval; }
+  bool steered(std::uint32_t from_region, std::uint32_t to_region) const;
+  // Connection `flow` from one region to another opens: the path it takes. A connection that
+  // carries no data (`data` false: NCCL's slot-free messages) is not the controller's to
+  // split: it takes the up path with the largest share.
+  std::uint32_t open(std::uint32_t flow, std::uint32_t from_region, std::uint32_t to_region,
+                     std::uint64_t entropy, bool data);
+  // The controller interval ending at `now`: the moves to make.
+  std::vector<Move> tick(Instant now, const std::function<QpTotals(std::uint32_t)>& totals);
+  SteeringResult result() const { return result_; }
+
+ private:
+  struct Pair {
+    std::uint32_t from = 0;
+    std::uint32_t to = 0;
+    std::unique_ptr<steering::PathController> controller;
+    std::vector<std::vector<std::size_t>> hops;  // per path: its WAN hops
+    std::vector<steering::PathSample> samples;   // the last interval's
+    std::vector<Instant> down_until;             // per path: found black-holing, so down till then
+    std::vector<std::uint32_t> flows;            // its connections, in opening order
+    std::vector<std::uint32_t> paths;            // where each is
+    std::vector<std::uint64_t> entropy;
+    std::vector<QpTotals> last;              // each connection's counters at the last tick
+    std::vector<std::uint32_t> light;        // connections without data
+    std::vector<std::uint32_t> light_paths;  // where each is
+    std::size_t first_result = 0;            // its paths in result_.paths
+  };
+  void measure(Pair& pair, Instant now);
+  std::uint32_t widest_up(const Pair& pair) const;
+
+  const fabric::Network* net_;
+  steering::Settings settings_;
+  std::vector<Pair> pairs_;
+  std::vector<PipelineCounters> last_hop_;  // per hop, at the last tick
+  Instant last_tick_ = kEpoch;
+  SteeringResult result_;
+};
+
+}  // namespace gw

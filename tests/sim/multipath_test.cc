@@ -1,0 +1,179 @@
+// Multipath steering in the simulator (docs/steering.md), on the shipped scenario
+// profiles/scenarios/multipath-te-relay.json scaled down 10x in rate and 8x in bytes so that it
+// runs in seconds: a direct link of 1 Gbit/s (30 ms) and a detour through a relay POP of 2 x
+// 0.5 Gbit/s (12 ms + 14 ms), a ring all-reduce on 2 x 4 ranks over 12 channels. At this scale
+// NCCL's default buffers hold more than each connection's share of the bandwidth-delay
+// product (1.5 Gbit/s / 12 x 64 ms = 1 MB < 4 MiB), so the WAN binds, as in the full scenario.
+#include <algorithm>
+#include <cstdint>
+#include <string>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "harness/run/scenario.h"
+#include "harness/sim/sim_runner.h"
+
+namespace gw {
+namespace {
+
+using nlohmann::json;
+
+constexpr double kMaxFlowBps = 1.5e9;                            // direct 1 + relay 0.5
+constexpr double kBytes = 32.0 * 1024 * 1024;                    // per rank
+constexpr double kWanBitsPerDirection = kBytes * 2 * 7 / 8 * 8;  // a ring all-reduce on 8 ranks
+
+json scenario(const std::string& policy, const json& direct_phases, int iterations, bool relay_path = true,
+              bool direct_path = true) {
+  json direct = {{"between", {"west", "east"}}, {"netem", "delay 30ms rate 1Gbit"}, {"limit_bytes", 8000000}};
+  if (!direct_phases.empty()) {
+    direct["phases"] = direct_phases;
+  }
+  json paths = json::array();
+  if (direct_path) {
+    paths.push_back({{"via", json::array()}});
+  }
+  if (relay_path) {
+    paths.push_back({{"via", {"pop"}}});
+  }
+  json s = {
+      {"gradwall", "scenario/v1"},
+      {"name", "multipath"},
+      {"seed", 1},
+      {"topology",
+       {{"regions",
+         {{{"name", "west"}, {"hosts", 4}, {"nic_rate", "10Gbit"}},
+          {{"name", "east"}, {"hosts", 4}, {"nic_rate", "10Gbit"}}}},
+        {"relays", {{{"name", "pop"}}}},
+        {"wan",
+         {direct,
+          {{"between", {"west", "pop"}}, {"netem", "delay 12ms rate 500Mbit"}, {"limit_bytes", 8000000}},
+          {{"between", {"pop", "east"}}, {"netem", "delay 14ms rate 500Mbit"}, {"limit_bytes", 8000000}}}},
+        {"routes", {{{"from", "west"}, {"to", "east"}, {"paths", paths}}}}}},
+      {"controller", {{"policy", policy}, {"interval", "50ms"}}},
+      {"workload",
+       {{"kind", "collective"},
+        {"iterations", iterations},
+        {"collective",
+         {{"op", "all_reduce"}, {"algorithm", "ring"}, {"size_bytes", 33554432}, {"channels", 12}}}}},
+      {"transport", {{"cc", "bbr"}, {"mtu", 4096}}}};
+  return s;
+}
+
+SimResult run(const json& doc) {
+  return run_sim(parse_scenario(doc, "multipath.json"));
+}
+
+// The mean iteration time after the first (connections opening, BBR's startup).
+double steady_iteration_s(const SimResult& r) {
+  double sum = 0;
+  for (std::size_t i = 1; i < r.iterations.size(); ++i) {
+    EXPECT_GE(r.iterations[i].end_ns, 0) << "iteration " << i << " did not finish";
+    sum += static_cast<double>(r.iterations[i].end_ns - r.iterations[i].start_ns) * 1e-9;
+  }
+  return sum / static_cast<double>(r.iterations.size() - 1);
+}
+
+// The rate both paths of west -> east delivered in each controller interval.
+std::vector<double> west_east_rate(const SimResult& r) {
+  std::vector<double> total(r.steering->t_ns.size(), 0);
+  for (const RoutePathResult& p : r.steering->paths) {
+    if (p.from == "west") {
+      for (std::size_t i = 0; i < total.size(); ++i) {
+        total[i] += static_cast<double>(p.rate_bps[i]);
+      }
+    }
+  }
+  return total;
+}
+
+// The first goal: te over both paths moves the all-reduce at >= 0.85 x the max-flow,
+// and takes <= 0.75 x the time of the best single path; no packet is resent for reordering.
+TEST(Multipath, TeUsesBothPathsAndBeatsTheBestSinglePath) {
+  const SimResult te = run(scenario("te", json::array(), 4));
+  const SimResult direct = run(scenario("static", json::array(), 4, false, true));
+  const SimResult relay = run(scenario("static", json::array(), 4, true, false));
+  const double t_te = steady_iteration_s(te);
+  const double best_single = std::min(steady_iteration_s(direct), steady_iteration_s(relay));
+  std::printf("te %.1f ms, direct %.1f ms, relay %.1f ms; WAN goodput %.2f of the max-flow\n", t_te * 1e3,
+              steady_iteration_s(direct) * 1e3, steady_iteration_s(relay) * 1e3,
+              kWanBitsPerDirection / t_te / kMaxFlowBps);
+  EXPECT_GE(kWanBitsPerDirection / t_te, 0.85 * kMaxFlowBps);
+  EXPECT_LE(t_te, 0.75 * best_single);
+  EXPECT_EQ(te.transport.spurious_retransmits, 0U);
+  ASSERT_TRUE(te.steering);
+  // 12 data queue pairs per direction split 8 : 4 by capacity.
+  for (const RoutePathResult& p : te.steering->paths) {
+    EXPECT_EQ(p.queue_pairs.back(), p.index == 0 ? 8U : 4U) << p.from << " path " << p.index;
+  }
+}
+
+// The direct link drops to 0.2 Gbit/s at 1 s: the weights settle within 3 intervals (no move
+// after), the paths deliver >= 0.85 x the new max-flow (0.7 Gbit/s) within 500 ms, and the
+// moves (to the longer detour) cause no resend.
+TEST(Multipath, TeFollowsACapacityCut) {
+  const json cut = {{{"at", "1s"}, {"name", "cut"}, {"netem", "delay 30ms rate 200Mbit"}}};
+  const SimResult r = run(scenario("te", cut, 6));
+  ASSERT_TRUE(r.steering);
+  const std::int64_t cut_ns = 1'000'000'000;
+  const std::int64_t interval_ns = 50'000'000;
+  ASSERT_FALSE(r.steering->decisions.empty());
+  for (const SteeringDecision& d : r.steering->decisions) {
+    if (d.t_ns >= cut_ns) {
+      EXPECT_LE(d.t_ns, cut_ns + 3 * interval_ns) << "a move at " << d.t_ns << " ns";
+    }
+  }
+  const std::vector<double> rate = west_east_rate(r);
+  std::int64_t back_at = -1;
+  for (std::size_t i = 0; i < rate.size(); ++i) {
+    if (r.steering->t_ns[i] > cut_ns && rate[i] >= 0.85 * 0.7e9) {
+      back_at = r.steering->t_ns[i];
+      break;
+    }
+  }
+  ASSERT_GE(back_at, 0) << "never back to 0.85 x 0.7 Gbit/s";
+  EXPECT_LE(back_at - cut_ns, 500'000'000);
+  EXPECT_EQ(r.transport.spurious_retransmits, 0U);
+  EXPECT_TRUE(r.completed);
+}
+
+// The direct link fails at 1 s (loss 100 %): within 3 intervals every queue pair is on the
+// detour, none is lost, and the all-reduce completes.
+TEST(Multipath, ALinkFailureMovesEveryQueuePairToTheRemainingPath) {
+  const json fail = {{{"at", "1s"}, {"name", "fail"}, {"netem", "delay 30ms rate 1Gbit loss 100%"}}};
+  const SimResult r = run(scenario("te", fail, 6));
+  ASSERT_TRUE(r.steering);
+  EXPECT_TRUE(r.completed);
+  const std::int64_t cut_ns = 1'000'000'000;
+  for (const RoutePathResult& p : r.steering->paths) {
+    for (std::size_t i = 0; i < p.queue_pairs.size(); ++i) {
+      if (r.steering->t_ns[i] >= cut_ns + 3 * 50'000'000 && p.index == 0) {
+        EXPECT_EQ(p.queue_pairs[i], 0U) << p.from << " at " << r.steering->t_ns[i];
+      }
+    }
+    EXPECT_EQ(p.queue_pairs.back(), p.index == 0 ? 0U : 12U);
+  }
+}
+
+// Static shares do not react: after the failure half the queue pairs stay on the dead link
+// and the all-reduce cannot complete within its limit.
+TEST(Multipath, StaticSharesDoNotSurviveAFailure) {
+  const json fail = {{{"at", "1s"}, {"name", "fail"}, {"netem", "delay 30ms rate 1Gbit loss 100%"}}};
+  json doc = scenario("static", fail, 6);
+  doc["workload"]["duration"] = "4s";
+  const SimResult r = run(doc);
+  EXPECT_FALSE(r.completed);
+}
+
+// The same seed gives the same weight trace and moves.
+TEST(Multipath, SameSeedSameDecisions) {
+  const json cut = {{{"at", "1s"}, {"name", "cut"}, {"netem", "delay 30ms rate 200Mbit"}}};
+  for (const std::string policy : {"plb", "seed"}) {
+    const json a = to_json(run(scenario(policy, cut, 3)));
+    const json b = to_json(run(scenario(policy, cut, 3)));
+    EXPECT_EQ(a["steering"], b["steering"]) << policy;
+  }
+}
+
+}  // namespace
+}  // namespace gw
