@@ -31,11 +31,11 @@ struct PathSample {
   std::uint64_t packets = 0;  // packets its WAN hops took in during the interval
 
   // Its links are up, as their liveness checks (BFD, RFC 5880) or the routing protocol report
-  // them, and it has not been found black-holing lately (the run's memory of loss > 0.5).
+  // them. Loss is not taken for a failure: a link cut to a fifth of its rate drops most of
+  // what arrives for a while, and routing does not withdraw a congested link.
   bool up = true;
 
-  // Down: reported so, or dropping more than half of what it carried in the interval.
-  bool down() const { return !up || (packets > 0 && loss > 0.5); }
+  bool down() const { return !up; }
   Duration delay() const { return base_delay + queue_delay; }
 };
 

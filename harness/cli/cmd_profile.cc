@@ -103,37 +103,12 @@ int cmd_profile_validate(const Args& args) {
   return rc;
 }
 
-int cmd_profile_probe(const Args& args) {
-  po::options_description opts(
-      "gradwall profile probe [FILE] [options]\n\n"
-      "Pushes synthetic constant-rate traffic through one direction of a profile in virtual\n"
-      "time and prints what happened. FILE defaults to the shipped default WAN profile.\nOptions");
-  std::string rate = "100Mbit";
-  std::string ecn = "none";
-  std::string direction = "a_to_b";
-  ProbeOptions o;
-  // Signed, so that "-5" is an error rather than 2^64 - 5 packets.
-  std::int64_t packets = static_cast<std::int64_t>(o.packets);
-  std::int64_t size = o.size_bytes;
-  std::int64_t flows = o.flows;
-  opts.add_options()("help,h", "this help")(
-      "packets", po::value<std::int64_t>(&packets)->default_value(packets), "packets to send (1 to 10^9)")(
-      "size", po::value<std::int64_t>(&size)->default_value(size), "frame size in bytes (64 to 65535)")(
-      "rate", po::value<std::string>(&rate)->default_value(rate), "offered load, tc units (100Mbit, 10Gbit)")(
-      "flows", po::value<std::int64_t>(&flows)->default_value(flows),
-      "flows (distinct UDP source ports, 1 to 65535)")("ecn",
-                                                       po::value<std::string>(&ecn)->default_value(ecn),
-                                                       "ECN codepoint of the traffic: none, ect0, ect1")(
-      "seed", po::value<std::string>(), "random seed, 0 to 2^64-1 (overrides the profile's)")(
-      "direction", po::value<std::string>(&direction)->default_value(direction), "a_to_b or b_to_a")(
-      "json", "print JSON instead of a table")("file", po::value<std::string>(), "profile");
-  po::positional_options_description pos;
-  pos.add("file", 1);
-  const auto vm = parse(args, opts, pos);
-  if (vm.count("help")) {
-    std::cout << opts << "\n";
-    return kExitOk;
-  }
+namespace {
+
+// The probe's settings from its command line, checked (exit 2 naming the option).
+ProbeOptions probe_options(ProbeOptions o, const std::string& rate, const std::string& ecn,
+                           const std::string& direction, std::int64_t packets, std::int64_t size,
+                           std::int64_t flows, const po::variables_map& vm) {
   const auto r = parse_rate(rate);
   if (!r || r->bps == 0) {
     throw InputError("--rate", "", "\"" + rate + "\" is not a rate (e.g. 100Mbit, 10Gbit)");
@@ -167,10 +142,12 @@ int cmd_profile_probe(const Args& args) {
   if (vm.count("seed")) {
     o.seed = parse_seed_option(vm["seed"].as<std::string>());
   }
-  const std::string file = vm.count("file") ? vm["file"].as<std::string>() : default_profile_path();
-  const Profile profile = load_profile(file);
-  const ImpairmentSummary s = run_probe(profile, o);
-  if (vm.count("json")) {
+  return o;
+}
+
+void print_probe(const ImpairmentSummary& s, const Profile& profile, const std::string& file,
+                 const ProbeOptions& o, const std::string& rate, const std::string& direction, bool json) {
+  if (json) {
     nlohmann::json j = to_json(s);
     j["profile"] = profile.name;
     j["direction"] = direction;
@@ -183,6 +160,46 @@ int cmd_profile_probe(const Args& args) {
               << " flow(s)\n\n"
               << to_table(s);
   }
+}
+
+}  // namespace
+
+int cmd_profile_probe(const Args& args) {
+  po::options_description opts(
+      "gradwall profile probe [FILE] [options]\n\n"
+      "Pushes synthetic constant-rate traffic through one direction of a profile in virtual\n"
+      "time and prints what happened. FILE defaults to the shipped default WAN profile.\nOptions");
+  std::string rate = "100Mbit";
+  std::string ecn = "none";
+  std::string direction = "a_to_b";
+  ProbeOptions o;
+  // Signed, so that "-5" is an error rather than 2^64 - 5 packets.
+  std::int64_t packets = static_cast<std::int64_t>(o.packets);
+  std::int64_t size = o.size_bytes;
+  std::int64_t flows = o.flows;
+  opts.add_options()("help,h", "this help")(
+      "packets", po::value<std::int64_t>(&packets)->default_value(packets), "packets to send (1 to 10^9)")(
+      "size", po::value<std::int64_t>(&size)->default_value(size), "frame size in bytes (64 to 65535)")(
+      "rate", po::value<std::string>(&rate)->default_value(rate), "offered load, tc units (100Mbit, 10Gbit)")(
+      "flows", po::value<std::int64_t>(&flows)->default_value(flows),
+      "flows (distinct UDP source ports, 1 to 65535)")("ecn",
+                                                       po::value<std::string>(&ecn)->default_value(ecn),
+                                                       "ECN codepoint of the traffic: none, ect0, ect1")(
+      "seed", po::value<std::string>(), "random seed, 0 to 2^64-1 (overrides the profile's)")(
+      "direction", po::value<std::string>(&direction)->default_value(direction), "a_to_b or b_to_a")(
+      "json", "print JSON instead of a table")("file", po::value<std::string>(), "profile");
+  po::positional_options_description pos;
+  pos.add("file", 1);
+  const auto vm = parse(args, opts, pos);
+  if (vm.count("help")) {
+    std::cout << opts << "\n";
+    return kExitOk;
+  }
+  o = probe_options(o, rate, ecn, direction, packets, size, flows, vm);
+  const std::string file = vm.count("file") ? vm["file"].as<std::string>() : default_profile_path();
+  const Profile profile = load_profile(file);
+  const ImpairmentSummary s = run_probe(profile, o);
+  print_probe(s, profile, file, o, rate, direction, vm.count("json") > 0);
   return accounting_error(s).empty() ? kExitOk : kExitCheckFailed;
 }
 

@@ -68,37 +68,68 @@ void CollectiveDriver::begin_iteration(Instant now) {
 void CollectiveDriver::start_item(std::uint32_t item, Instant now) {
   const WorkItem& w = plans_[iteration_].items[item];
   if (w.is_p2p) {
-    TransferRecord rec;
-    rec.name = w.name;
-    rec.src = w.src;
-    rec.dst = w.dst;
-    rec.bytes = w.bytes;
-    rec.iteration = static_cast<std::uint32_t>(iteration_);
-    rec.start = now;
-    transfers_.push_back(rec);
-    const std::uint64_t id = send(w.src, w.dst, 0, w.bytes, true, now);
-    if (id >= messages_.size()) {
-      messages_.resize(id + 1);
-    }
-    messages_[id] = MessageRef{item, 0, true, transfers_.size() - 1};
-    return;
+    start_transfer(item, w, now);
+  } else if (!w.is_collective) {
+    start_compute(item, w, now);
+  } else {
+    start_collective(item, w, now);
   }
-  if (!w.is_collective) {
-    if (w.rank == WorkItem::kAllRanks) {
-      all_ranks_busy_ += w.compute;
-    } else {
-      rank_busy_.at(w.rank) += w.compute;
-    }
-    iterations_.back().compute =
-        all_ranks_busy_ +
-        (rank_busy_.empty() ? Duration{0} : *std::max_element(rank_busy_.begin(), rank_busy_.end()));
-    computing_.emplace_back(now + w.compute, item);
-    std::sort(computing_.begin(), computing_.end(), [](const auto& a, const auto& b) {
-      return a.first != b.first ? a.first > b.first : a.second > b.second;
-    });
-    timer_.arm(computing_.back().first);
-    return;
+}
+
+void CollectiveDriver::start_transfer(std::uint32_t item, const WorkItem& w, Instant now) {
+  TransferRecord rec;
+  rec.name = w.name;
+  rec.src = w.src;
+  rec.dst = w.dst;
+  rec.bytes = w.bytes;
+  rec.iteration = static_cast<std::uint32_t>(iteration_);
+  rec.start = now;
+  transfers_.push_back(rec);
+  const std::uint64_t id = send(w.src, w.dst, 0, w.bytes, true, now);
+  if (id >= messages_.size()) {
+    messages_.resize(id + 1);
   }
+  messages_[id] = MessageRef{item, 0, true, transfers_.size() - 1};
+}
+
+void CollectiveDriver::start_compute(std::uint32_t item, const WorkItem& w, Instant now) {
+  if (w.rank == WorkItem::kAllRanks) {
+    all_ranks_busy_ += w.compute;
+  } else {
+    rank_busy_.at(w.rank) += w.compute;
+  }
+  iterations_.back().compute =
+      all_ranks_busy_ +
+      (rank_busy_.empty() ? Duration{0} : *std::max_element(rank_busy_.begin(), rank_busy_.end()));
+  computing_.emplace_back(now + w.compute, item);
+  std::sort(computing_.begin(), computing_.end(), [](const auto& a, const auto& b) {
+    return a.first != b.first ? a.first > b.first : a.second > b.second;
+  });
+  timer_.arm(computing_.back().first);
+}
+
+// The op's α-β predictions (docs/collectives.md): the network and NCCL's window bounds, and
+// the propagation alone (β = 0).
+void CollectiveDriver::predict(OpRecord& rec, const WorkItem& w, const coll::Schedule& schedule) const {
+  if (nccl_config_.enabled) {
+    const coll::LinkModel network = coll::network_bound(links_, nccl_config_);
+    const coll::LinkModel window = coll::window_bound(links_, nccl_config_, w.collective.channels,
+                                                      coll::slot_rounding(schedule, nccl_config_));
+    rec.predicted_network = coll::predicted_time(w.collective, placement_, network);
+    rec.predicted_window = coll::predicted_time(w.collective, placement_, window);
+    rec.predicted = coll::predicted_time(w.collective, placement_, coll::both_bounds(network, window));
+  } else {
+    rec.predicted = coll::predicted_time(w.collective, placement_, links_);
+    rec.predicted_network = rec.predicted;
+  }
+  coll::LinkModel latency = links_;
+  for (coll::AlphaBeta& m : latency.pair) {
+    m.beta_ns_per_byte = 0;
+  }
+  rec.predicted_propagation = coll::predicted_time(w.collective, placement_, latency);
+}
+
+void CollectiveDriver::start_collective(std::uint32_t item, const WorkItem& w, Instant now) {
   RunningOp op;
   op.item = item;
   op.schedule = coll::build_schedule(w.collective, placement_);
@@ -119,23 +150,7 @@ void CollectiveDriver::start_item(std::uint32_t item, Instant now) {
   rec.ranks = op.schedule.ranks;
   rec.iteration = static_cast<std::uint32_t>(iteration_);
   rec.start = now;
-
-  if (nccl_config_.enabled) {
-    const coll::LinkModel network = coll::network_bound(links_, nccl_config_);
-    const coll::LinkModel window = coll::window_bound(links_, nccl_config_, w.collective.channels,
-                                                      coll::slot_rounding(op.schedule, nccl_config_));
-    rec.predicted_network = coll::predicted_time(w.collective, placement_, network);
-    rec.predicted_window = coll::predicted_time(w.collective, placement_, window);
-    rec.predicted = coll::predicted_time(w.collective, placement_, coll::both_bounds(network, window));
-  } else {
-    rec.predicted = coll::predicted_time(w.collective, placement_, links_);
-    rec.predicted_network = rec.predicted;
-  }
-  coll::LinkModel latency = links_;
-  for (coll::AlphaBeta& m : latency.pair) {
-    m.beta_ns_per_byte = 0;
-  }
-  rec.predicted_propagation = coll::predicted_time(w.collective, placement_, latency);
+  predict(rec, w, op.schedule);
   op.wan_at_start = net_->wan_ledger(now);
   op.record = ops_.size();
   ops_.push_back(rec);

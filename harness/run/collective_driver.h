@@ -146,6 +146,10 @@ class CollectiveDriver final : public Wakeable {
 
   void begin_iteration(Instant now);
   void start_item(std::uint32_t item, Instant now);
+  void start_transfer(std::uint32_t item, const WorkItem& w, Instant now);
+  void start_compute(std::uint32_t item, const WorkItem& w, Instant now);
+  void start_collective(std::uint32_t item, const WorkItem& w, Instant now);
+  void predict(OpRecord& rec, const WorkItem& w, const coll::Schedule& schedule) const;
   void finish_item(std::uint32_t item, Instant now);
   void launch(std::uint32_t op, std::uint32_t step, Instant now);
   void finish_op(RunningOp& op, Instant now);

@@ -5,10 +5,6 @@
 
 namespace gw {
 
-namespace {
-constexpr int kHoldDownIntervals = 10;
-}  // namespace
-
 SimSteering::SimSteering(const fabric::Network& net, const steering::Settings& settings)
     : net_(&net), settings_(settings) {
   result_.policy = settings.policy;
@@ -35,7 +31,6 @@ SimSteering::SimSteering(const fabric::Network& net, const steering::Settings& s
           }
         }
         p.samples.push_back(s);
-        p.down_until.push_back(kEpoch);
         RoutePathResult& out = result_.paths.emplace_back();
         out.from = net.region(a).name;
         out.to = net.region(b).name;
@@ -125,16 +120,9 @@ void SimSteering::measure(Pair& pair, Instant now) {
       }
     }
     s.loss = 1 - delivered_share;
-    // A path that lost most of what it carried stays down for a while (a hold-down, as routing
-    // protocols damp a flapping route): with nothing sent on it, the next interval would show
-    // no loss and the controller would send traffic back into the hole.
-    if (s.down()) {
-      pair.down_until[k] = now + kHoldDownIntervals * settings_.interval;
-    }
     for (std::size_t h : pair.hops[k]) {
       s.up = s.up && net_->hop_up_at(h, now);
     }
-    s.up = s.up && now >= pair.down_until[k];
     pair.samples[k] = s;
   }
 }

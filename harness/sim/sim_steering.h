@@ -51,7 +51,6 @@ class SimSteering {
     std::unique_ptr<steering::PathController> controller;
     std::vector<std::vector<std::size_t>> hops;  // per path: its WAN hops
     std::vector<steering::PathSample> samples;   // the last interval's
-    std::vector<Instant> down_until;             // per path: found black-holing, so down till then
     std::vector<std::uint32_t> flows;            // its connections, in opening order
     std::vector<std::uint32_t> paths;            // where each is
     std::vector<std::uint64_t> entropy;
