@@ -373,6 +373,22 @@ void steering(std::ostringstream& os, const json& report, const json& result) {
        << "</td><td>" << value_text(p["final_queue_pairs"]) << "</td></tr>\n";
   }
   os << "</table>\n";
+  if (!s["events"].empty()) {
+    os << "<p>Capacity events (when the controller first saw them, and how long until it acted: up, until "
+          "the "
+          "path carried traffic; down, until no queue pair was left on it; capacity, until the last move of "
+          "the re-split):</p><table><tr><th>at</th><th class=\"l\">pair</th><th>path</th><th "
+          "class=\"l\">event</th><th>reaction</th></tr>\n";
+    for (const json& e : s["events"]) {
+      os << "<tr><td>" << duration_text(e["t_ns"].get<double>()) << "</td><td class=\"l\">" << esc(e["from"])
+         << "->" << esc(e["to"]) << "</td><td>" << e["index"] << "</td><td class=\"l\">" << esc(e["kind"])
+         << "</td><td>"
+         << (e["reaction_ns"].is_null() ? "not within the run"
+                                        : duration_text(e["reaction_ns"].get<double>()))
+         << "</td></tr>\n";
+    }
+    os << "</table>\n";
+  }
   const json& rs = result.value("steering", json(nullptr));
   if (rs.is_null() || rs["t_ns"].empty()) {
     return;

@@ -373,8 +373,18 @@ json steering_section(const ResultInput& in) {
          {"final_weight", p.weight.empty() ? json(nullptr) : json(p.weight.back())},
          {"final_queue_pairs", p.queue_pairs.empty() ? json(nullptr) : json(p.queue_pairs.back())}});
   }
+  json events = json::array();
+  for (const SteeringEventRecord& e : s.events) {
+    events.push_back({{"t_ns", e.t_ns},
+                      {"from", e.from},
+                      {"to", e.to},
+                      {"index", e.index},
+                      {"kind", e.kind},
+                      {"reaction_ns", e.reaction_ns < 0 ? json(nullptr) : json(e.reaction_ns)}});
+  }
   return {{"policy", s.policy},
           {"interval_ns", ns_of(s.interval)},
+          {"events", std::move(events)},
           {"moves", s.moves},
           {"decisions", s.decision_t_ns.size()},
           {"last_move_ns", s.decision_t_ns.empty() ? json(nullptr) : json(s.decision_t_ns.back())},

@@ -216,6 +216,18 @@ SteeringRecord steering_of(const JsonReader& r) {
   for (const JsonReader& d : r.objects("decisions")) {
     s.decision_t_ns.push_back(ns_of(nanoseconds(d, "t_ns")));
   }
+  if (r.has("events")) {
+    for (const JsonReader& e : r.objects("events")) {
+      SteeringEventRecord ev;
+      ev.t_ns = ns_of(nanoseconds(e, "t_ns"));
+      ev.from = e.string("from");
+      ev.to = e.string("to");
+      ev.index = count(e, "index");
+      ev.kind = e.choice("kind", {"up", "down", "capacity"}, "");
+      ev.reaction_ns = e.integer("reaction_ns", -1, std::int64_t{1} << 62);
+      s.events.push_back(std::move(ev));
+    }
+  }
   return s;
 }
 

@@ -109,12 +109,22 @@ struct SteeredPathRecord {
   std::vector<std::uint64_t> queue_pairs;
 };
 
+struct SteeringEventRecord {
+  std::int64_t t_ns = 0;
+  std::string from;
+  std::string to;
+  std::uint64_t index = 0;
+  std::string kind;
+  std::int64_t reaction_ns = -1;
+};
+
 struct SteeringRecord {
   std::string policy;
   Duration interval{0};
   std::uint64_t moves = 0;
   std::vector<SteeredPathRecord> paths;
   std::vector<std::int64_t> decision_t_ns;  // when queue pairs moved
+  std::vector<SteeringEventRecord> events;
 };
 
 struct AccountingRecord {

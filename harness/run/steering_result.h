@@ -42,12 +42,26 @@ struct SteeringDecision {
   std::vector<SteeringMove> moves;
 };
 
+// A path's link came up, went down or changed rate (a phase), and how long until the
+// controller acted on it: up, until the path carried traffic; down, until no queue pair was
+// left on it; capacity, until the last move of the re-split (0: none needed).
+struct SteeringEvent {
+  std::int64_t t_ns = 0;  // the controller interval that first saw it
+  std::string from;
+  std::string to;
+  std::uint32_t index = 0;
+  std::string kind;  // "up", "down", "capacity"
+  std::uint64_t capacity_bps = 0;
+  std::int64_t reaction_ns = -1;  // -1: not within the run
+};
+
 struct SteeringResult {
   std::string policy;
   Duration interval{0};
   std::vector<std::int64_t> t_ns;  // the end of each controller interval
   std::vector<RoutePathResult> paths;
   std::vector<SteeringDecision> decisions;  // intervals where a queue pair moved
+  std::vector<SteeringEvent> events;
   std::uint64_t moves = 0;
 };
 

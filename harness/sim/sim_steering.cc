@@ -24,6 +24,7 @@ SimSteering::SimSteering(const fabric::Network& net, const steering::Settings& s
         p.hops.push_back(net.wan_hops(a, b, k));
         steering::PathSample s;
         for (std::size_t h : p.hops.back()) {
+          s.up = s.up && net.hop_up_at(h, kEpoch);
           s.base_delay += net.hop_base_delay(h);
           const BitRate r = net.hop_rate_at(h, kEpoch);
           if (!r.unlimited() && (s.capacity.unlimited() || r.bps < s.capacity.bps)) {
@@ -127,13 +128,60 @@ void SimSteering::measure(Pair& pair, Instant now) {
   }
 }
 
+// A link that came up or went down, or a rate that changed since the last interval.
+void SimSteering::note_events(Pair& pair, const std::vector<steering::PathSample>& before, Instant now) {
+  for (std::uint32_t k = 0; k < pair.samples.size(); ++k) {
+    const steering::PathSample& was = before[k];
+    const steering::PathSample& is = pair.samples[k];
+    const char* kind = was.up != is.up                       ? (is.up ? "up" : "down")
+                       : was.capacity.bps != is.capacity.bps ? "capacity"
+                                                             : nullptr;
+    if (kind == nullptr) {
+      continue;
+    }
+    SteeringEvent e;
+    e.t_ns = ns_of(now);
+    e.from = net_->region(pair.from).name;
+    e.to = net_->region(pair.to).name;
+    e.index = k;
+    e.kind = kind;
+    e.capacity_bps = is.capacity.bps;
+    pair.open_events.push_back(result_.events.size());
+    result_.events.push_back(std::move(e));
+    pair.last_move_ns = 0;
+  }
+}
+
+// The reaction to each open event, judged on this interval's outcome (result_.paths filled).
+void SimSteering::close_events(Pair& pair, bool moved, Instant now) {
+  std::erase_if(pair.open_events, [&](std::size_t i) {
+    SteeringEvent& e = result_.events[i];
+    const RoutePathResult& path = result_.paths[pair.first_result + e.index];
+    const std::int64_t since = ns_of(now) - e.t_ns;
+    if (e.kind == "up" && path.queue_pairs.back() > 0 && path.rate_bps.back() > 0) {
+      e.reaction_ns = since;
+    } else if (e.kind == "down" && path.queue_pairs.back() == 0) {
+      e.reaction_ns = since;
+    } else if (e.kind == "capacity") {
+      if (moved) {
+        pair.last_move_ns = since;
+        return false;
+      }
+      e.reaction_ns = pair.last_move_ns;
+    }
+    return e.reaction_ns >= 0;
+  });
+}
+
 std::vector<SimSteering::Move> SimSteering::tick(Instant now,
                                                  const std::function<QpTotals(std::uint32_t)>& totals) {
   std::vector<Move> moves;
   const double seconds = std::max(1e-9, static_cast<double>((now - last_tick_).count()) * 1e-9);
   result_.t_ns.push_back(ns_of(now));
   for (Pair& pair : pairs_) {
+    const std::vector<steering::PathSample> before = pair.samples;
     measure(pair, now);
+    note_events(pair, before, now);
     std::vector<steering::QpSample> qps;
     for (std::size_t i = 0; i < pair.flows.size(); ++i) {
       const QpTotals t = totals(pair.flows[i]);
@@ -178,6 +226,7 @@ std::vector<SimSteering::Move> SimSteering::tick(Instant now,
       out.queue_pairs.push_back(
           static_cast<std::uint32_t>(std::count(pair.paths.begin(), pair.paths.end(), k)));
     }
+    close_events(pair, !d.moves.empty(), now);
     if (!d.moves.empty()) {
       result_.moves += d.moves.size();
       result_.decisions.push_back(std::move(d));

@@ -135,6 +135,51 @@ TEST(Multipath, TeFollowsACapacityCut) {
   EXPECT_LE(back_at - cut_ns, 500'000'000);
   EXPECT_EQ(r.transport.spurious_retransmits, 0U);
   EXPECT_TRUE(r.completed);
+  // Each direction's cut is an event whose re-split ended within 3 intervals.
+  int cuts = 0;
+  for (const SteeringEvent& e : r.steering->events) {
+    if (e.kind == "capacity" && e.index == 0) {
+      ++cuts;
+      EXPECT_EQ(e.capacity_bps, 200'000'000U);
+      EXPECT_GE(e.reaction_ns, 0);
+      EXPECT_LE(e.reaction_ns, 3 * interval_ns);
+    }
+  }
+  EXPECT_EQ(cuts, 2);
+}
+
+// Capacity added at run time: the detour is down (a light path not yet granted) until 1 s.
+// te starts on the direct path alone and uses the detour within 2 intervals of its coming up
+// (one to see it, one to carry traffic), and the all-reduce speeds up.
+TEST(Multipath, AddedCapacityIsUsedWithinTwoIntervals) {
+  json doc = scenario("te", json::array(), 6);
+  for (int link : {1, 2}) {
+    json& w = doc["topology"]["wan"][link];
+    const std::string args = w["netem"].get<std::string>();
+    w["netem"] = args + " loss 100%";
+    w["phases"] = {{{"at", "1s"}, {"name", "granted"}, {"netem", args}}};
+  }
+  const SimResult r = run(doc);
+  ASSERT_TRUE(r.steering);
+  EXPECT_TRUE(r.completed);
+  int ups = 0;
+  for (const SteeringEvent& e : r.steering->events) {
+    if (e.kind == "up") {
+      ++ups;
+      EXPECT_EQ(e.index, 1U);
+      EXPECT_GE(e.t_ns, 1'000'000'000);
+      EXPECT_LE(e.t_ns, 1'050'000'000);
+      EXPECT_GE(e.reaction_ns, 0) << "never used";
+      EXPECT_LE(e.reaction_ns, 2 * 50'000'000);
+    }
+  }
+  EXPECT_EQ(ups, 2);  // both directions
+  for (const RoutePathResult& p : r.steering->paths) {
+    EXPECT_EQ(p.queue_pairs.front(), p.index == 0 ? 12U : 0U) << "nothing placed on the path while down";
+    EXPECT_EQ(p.queue_pairs.back(), p.index == 0 ? 8U : 4U);
+  }
+  const IterationResult& last = r.iterations.back();
+  EXPECT_LT(last.end_ns - last.start_ns, r.iterations[1].end_ns - r.iterations[1].start_ns);
 }
 
 // The direct link fails at 1 s (loss 100 %): within 3 intervals every queue pair is on the
