@@ -223,7 +223,7 @@ SteeringRecord steering_of(const JsonReader& r) {
       ev.from = e.string("from");
       ev.to = e.string("to");
       ev.index = count(e, "index");
-      ev.kind = e.choice("kind", {"up", "down", "capacity"}, "");
+      ev.kind = e.choice("kind", {"up", "down", "capacity", "requested"}, "");
       ev.reaction_ns = e.integer("reaction_ns", -1, std::int64_t{1} << 62);
       s.events.push_back(std::move(ev));
     }

@@ -98,8 +98,23 @@ class TeController final : public WeightedController {
   TeController(std::uint32_t path_count, double headroom)
       : WeightedController(path_count), headroom_(headroom) {}
 
+  // Every up path has run into its headroom for kBusyIntervals in a row: the traffic needs more
+  // than the paths give with their scratch capacity kept free.
+  bool wants_capacity() const override { return busy_ >= kBusyIntervals; }
+
  private:
+  static constexpr std::uint32_t kBusyIntervals = 3;
+
   void update(Instant /*now*/, std::span<const PathSample> paths) override {
+    bool any_up = false;
+    bool all_busy = true;
+    for (const PathSample& p : paths) {
+      if (!p.down()) {
+        any_up = true;
+        all_busy = all_busy && p.utilization >= 1 - headroom_;
+      }
+    }
+    busy_ = any_up && all_busy ? busy_ + 1 : 0;
     constexpr double kUnlimited = 1e15;  // a path without a rate limit counts as very wide
     double total = 0;
     std::vector<double> w(paths.size(), 0);
@@ -119,6 +134,7 @@ class TeController final : public WeightedController {
     }
   }
   double headroom_;
+  std::uint32_t busy_ = 0;
 };
 
 // `seed`: the controller of the design gradwall was conceived from, as written there. All

@@ -49,6 +49,15 @@ struct QpSample {
   std::uint64_t entropy = 0;           // a stable hash of the QP's 5-tuple (ECMP's input)
 };
 
+// A path held in reserve: down until the controller asks for it, then up `provision` later (a
+// light path granted after its provisioning delay).
+struct Standby {
+  std::string from;  // the route's regions
+  std::string to;
+  std::uint32_t path = 0;
+  Duration provision{500'000'000};
+};
+
 struct Settings {
   std::string policy = "static";
   Duration interval{50'000'000};
@@ -58,6 +67,7 @@ struct Settings {
   Duration seed_target{5'000'000};  // seed: the queueing delay it aims for (5 ms)
   double seed_backoff = 0.95;       // seed: the direct path's share x this when congested
   double seed_step = 0.015;         // seed: share given back per interval otherwise
+  std::vector<Standby> standby;     // from the routes' paths
 };
 
 class PathController {
@@ -70,6 +80,8 @@ class PathController {
   // paths, in order; the new one comes after them).
   virtual std::uint32_t place(const QpSample& qp, std::span<const PathSample> paths,
                               std::span<const std::uint32_t> others) = 0;
+  // After steer(): the controller wants more capacity (a standby path of the pair, if any).
+  virtual bool wants_capacity() const { return false; }
   // The share of traffic the controller wants on each path now (for reports).
   virtual std::vector<double> weights() const = 0;
 };

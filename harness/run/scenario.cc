@@ -233,6 +233,8 @@ fabric::TopologySpec read_topology(const JsonReader& t, const std::string& file)
       } else {
         for (const JsonReader& p : r.objects("paths")) {
           route.paths.push_back(read_via(p));
+          p.allow("standby");  // the controller's (read_standby)
+          p.allow("provision");
           p.finish();
         }
         if (route.paths.empty()) {
@@ -306,6 +308,38 @@ steering::Settings read_controller(const JsonReader& c) {
   s.seed_step = c.optional_number("seed_step", 0, 1).value_or(s.seed_step);
   c.finish();
   return s;
+}
+
+// Standby paths (`routes[].paths[].standby`, `provision`): capacity the controller may ask for,
+// down until it does and `provision` after (docs/steering.md "Capacity on request").
+void read_standby(const JsonReader& topo, steering::Settings& settings) {
+  if (!topo.has("routes")) {
+    return;
+  }
+  for (const JsonReader& route : topo.objects("routes")) {
+    if (!route.has("paths")) {
+      continue;
+    }
+    const std::vector<JsonReader> paths = route.objects("paths");
+    for (std::size_t k = 0; k < paths.size(); ++k) {
+      const JsonReader& p = paths[k];
+      if (!p.boolean("standby", false)) {
+        if (p.has("provision")) {
+          p.fail("provision", "only a standby path is provisioned (add \"standby\": true)");
+        }
+        continue;
+      }
+      if (k == 0) {
+        p.fail("standby", "the route's first path cannot be a standby path");
+      }
+      steering::Standby st;
+      st.from = route.string("from");
+      st.to = route.string("to");
+      st.path = static_cast<std::uint32_t>(k);
+      st.provision = p.duration("provision").value_or(st.provision);
+      settings.standby.push_back(st);
+    }
+  }
 }
 
 // `background`: traffic beside the workload, by class (docs/scenarios.md "background").
@@ -402,6 +436,7 @@ Scenario parse_scenario(const nlohmann::json& doc, const std::string& file) {
   if (const auto c = r.optional_object("controller")) {
     s.controller = read_controller(*c);
   }
+  read_standby(r.object("topology"), s.controller);
   if (const auto c = r.optional_object("cost")) {
     s.cost.gpus = c->optional_number("gpus", 0, 1e9).value_or(0);
     s.cost.usd_per_gpu_hour = c->optional_number("usd_per_gpu_hour", 0, 1e6).value_or(0);

@@ -50,7 +50,7 @@ struct SteeringEvent {
   std::string from;
   std::string to;
   std::uint32_t index = 0;
-  std::string kind;  // "up", "down", "capacity"
+  std::string kind;  // "up", "down", "capacity", "requested" (by the controller: a standby path)
   std::uint64_t capacity_bps = 0;
   std::int64_t reaction_ns = -1;  // -1: not within the run
 };

@@ -31,6 +31,17 @@ SimSteering::SimSteering(const fabric::Network& net, const steering::Settings& s
             s.capacity = r;
           }
         }
+        p.granted_at.push_back(kEpoch);
+        p.provision.emplace_back(0);
+        for (const steering::Standby& st : settings.standby) {
+          const bool ours = (st.from == net.region(a).name && st.to == net.region(b).name) ||
+                            (st.to == net.region(a).name && st.from == net.region(b).name);
+          if (ours && st.path == k) {
+            p.granted_at.back() = kNever;
+            p.provision.back() = st.provision;
+            s.up = false;
+          }
+        }
         p.samples.push_back(s);
         RoutePathResult& out = result_.paths.emplace_back();
         out.from = net.region(a).name;
@@ -121,10 +132,37 @@ void SimSteering::measure(Pair& pair, Instant now) {
       }
     }
     s.loss = 1 - delivered_share;
+    s.up = now >= pair.granted_at[k];
     for (std::size_t h : pair.hops[k]) {
       s.up = s.up && net_->hop_up_at(h, now);
     }
     pair.samples[k] = s;
+  }
+}
+
+// The pair's first standby path not yet asked for is granted `provision` from now, in both
+// directions (a light path is a link); the request is an event whose reaction is the time
+// until the path carries traffic.
+void SimSteering::request_capacity(Pair& pair, Instant now) {
+  for (std::uint32_t k = 0; k < pair.granted_at.size(); ++k) {
+    if (pair.granted_at[k] != kNever) {
+      continue;
+    }
+    for (Pair& other : pairs_) {
+      if (&other == &pair || (other.from == pair.to && other.to == pair.from)) {
+        other.granted_at[k] = now + pair.provision[k];
+      }
+    }
+    SteeringEvent e;
+    e.t_ns = ns_of(now);
+    e.from = net_->region(pair.from).name;
+    e.to = net_->region(pair.to).name;
+    e.index = k;
+    e.kind = "requested";
+    e.capacity_bps = pair.samples[k].capacity.bps;
+    pair.open_events.push_back(result_.events.size());
+    result_.events.push_back(std::move(e));
+    return;
   }
 }
 
@@ -158,7 +196,8 @@ void SimSteering::close_events(Pair& pair, bool moved, Instant now) {
     SteeringEvent& e = result_.events[i];
     const RoutePathResult& path = result_.paths[pair.first_result + e.index];
     const std::int64_t since = ns_of(now) - e.t_ns;
-    if (e.kind == "up" && path.queue_pairs.back() > 0 && path.rate_bps.back() > 0) {
+    if ((e.kind == "up" || e.kind == "requested") && path.queue_pairs.back() > 0 &&
+        path.rate_bps.back() > 0) {
       e.reaction_ns = since;
     } else if (e.kind == "down" && path.queue_pairs.back() == 0) {
       e.reaction_ns = since;
@@ -225,6 +264,9 @@ std::vector<SimSteering::Move> SimSteering::tick(Instant now,
       out.weight.push_back(k < d.weights.size() ? d.weights[k] : 0);
       out.queue_pairs.push_back(
           static_cast<std::uint32_t>(std::count(pair.paths.begin(), pair.paths.end(), k)));
+    }
+    if (pair.controller->wants_capacity()) {
+      request_capacity(pair, now);
     }
     close_events(pair, !d.moves.empty(), now);
     if (!d.moves.empty()) {

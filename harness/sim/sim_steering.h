@@ -58,10 +58,13 @@ class SimSteering {
     std::vector<std::uint32_t> light;        // connections without data
     std::vector<std::uint32_t> light_paths;  // where each is
     std::size_t first_result = 0;            // its paths in result_.paths
-    std::vector<std::size_t> open_events;    // in result_.events, still waiting for the reaction
-    std::int64_t last_move_ns = 0;           // of the re-split under way, since its event
+    std::vector<Instant> granted_at;       // per path: up from then on (kNever: a standby path not asked for)
+    std::vector<Duration> provision;       // per path: a standby path's provisioning delay
+    std::vector<std::size_t> open_events;  // in result_.events, still waiting for the reaction
+    std::int64_t last_move_ns = 0;         // of the re-split under way, since its event
   };
   void measure(Pair& pair, Instant now);
+  void request_capacity(Pair& pair, Instant now);
   void note_events(Pair& pair, const std::vector<steering::PathSample>& before, Instant now);
   void close_events(Pair& pair, bool moved, Instant now);
   std::uint32_t widest_up(const Pair& pair) const;

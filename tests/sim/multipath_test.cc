@@ -220,5 +220,34 @@ TEST(Multipath, SameSeedSameDecisions) {
   }
 }
 
+// Capacity on request: the detour is a standby path (provisioned 200 ms after it is asked
+// for). te starts on the direct path alone, asks for the detour once the direct link has run
+// into its headroom for 3 intervals, and uses it when granted; the request's reaction is the
+// provisioning delay plus at most 2 intervals.
+TEST(Multipath, TeRequestsAStandbyPathWhenItsPathsAreFull) {
+  json doc = scenario("te", json::array(), 6);
+  doc["topology"]["routes"][0]["paths"][1]["standby"] = true;
+  doc["topology"]["routes"][0]["paths"][1]["provision"] = "200ms";
+  const SimResult r = run(doc);
+  ASSERT_TRUE(r.steering);
+  EXPECT_TRUE(r.completed);
+  std::int64_t requested_at = -1;
+  for (const SteeringEvent& e : r.steering->events) {
+    if (e.kind == "requested") {
+      EXPECT_EQ(requested_at, -1) << "asked twice";
+      requested_at = e.t_ns;
+      std::printf("requested at %.0f ms, used %.0f ms later\n", e.t_ns / 1e6, e.reaction_ns / 1e6);
+      EXPECT_EQ(e.index, 1U);
+      EXPECT_GE(e.reaction_ns, 200'000'000);
+      EXPECT_LE(e.reaction_ns, 200'000'000 + 2 * 50'000'000);
+    }
+  }
+  ASSERT_GE(requested_at, 3 * 50'000'000) << "never asked for the standby path";
+  for (const RoutePathResult& p : r.steering->paths) {
+    EXPECT_EQ(p.queue_pairs.front(), p.index == 0 ? 12U : 0U) << "nothing on the standby path before";
+    EXPECT_EQ(p.queue_pairs.back(), p.index == 0 ? 8U : 4U);
+  }
+}
+
 }  // namespace
 }  // namespace gw

@@ -137,7 +137,12 @@ INSTANTIATE_TEST_SUITE_P(
                 "$.topology.routes[0].paths[0].via", "names no region x"},
         BadCase{R"({"topology": {"wan": [{"between": ["a", "b"], "netem": "delay 1ms",
                    "phases": [{"at": "2s", "netem": "delay 2ms"}, {"at": "1s", "netem": "delay 3ms"}]}]}})",
-                "$.topology.wan[0].phases[1].at", "phases must be in time order"}));
+                "$.topology.wan[0].phases[1].at", "phases must be in time order"},
+        BadCase{
+            R"({"topology": {"relays": [{"name": "pop"}], "wan": [{"between": ["a", "b"], "netem": "delay 1ms"},
+                   {"between": ["a", "pop"], "netem": "delay 1ms"}, {"between": ["pop", "b"], "netem": "delay 1ms"}],
+                   "routes": [{"from": "a", "to": "b", "paths": [{"via": []}, {"via": ["pop"], "provision": "1s"}]}]}})",
+            "$.topology.routes[0].paths[1].provision", "only a standby path is provisioned"}));
 
 // A route with several paths, a netem link's phases and a controller, as docs/steering.md
 // writes them.
