@@ -7,6 +7,7 @@
 
 #include "core/errors.h"
 #include "core/json_reader.h"
+#include "emulator/engine/phase_start.h"
 
 namespace gw {
 namespace {
@@ -98,15 +99,7 @@ Profile parse_profile(const nlohmann::json& doc, const std::string& file) {
     Duration last{-1};
     for (const auto& ph : r.objects("phases")) {
       PhaseSpec ps;
-      const auto at = ph.duration("at");
-      if (!at) {
-        ph.fail("at_s", "is required (when the phase starts: at_s, at_ms, ...)");
-      }
-      if (*at <= last) {
-        ph.fail("at_s", "phases must be in increasing time order");
-      }
-      last = *at;
-      ps.at = *at;
+      last = ps.at = phase_start(ph, last);
       ps.name = ph.optional_string("name").value_or("phase " + std::to_string(p.phases.size() + 1));
       // Each phase is an RFC 7386 merge patch on the directions as they were before it; a
       // patch given only for a_to_b applies to b_to_a too when the profile gave one direction.

@@ -11,6 +11,7 @@
 #include "core/json_reader.h"
 #include "core/paths.h"
 #include "emulator/engine/netem.h"
+#include "emulator/engine/phase_start.h"
 #include "emulator/engine/profile.h"
 #include "harness/run/workloads/reading.h"
 #include "harness/run/workloads/workload_kind.h"
@@ -104,15 +105,7 @@ void read_netem_phases(const JsonReader& r, const std::string& file, Profile& pr
   Duration last{-1};
   for (const JsonReader& ph : r.objects("phases")) {
     PhaseSpec phase;
-    const auto at = ph.duration("at");
-    if (!at) {
-      ph.fail("at", "missing: when the phase starts, e.g. \"2s\"");
-    }
-    if (*at <= last) {
-      ph.fail("at", "phases must be in time order");
-    }
-    last = *at;
-    phase.at = *at;
+    last = phase.at = phase_start(ph, last);
     phase.name = ph.optional_string("name").value_or("");
     NetemResult n;
     try {

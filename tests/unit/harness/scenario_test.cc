@@ -137,7 +137,7 @@ INSTANTIATE_TEST_SUITE_P(
                 "$.topology.routes[0].paths[0].via", "names no region x"},
         BadCase{R"({"topology": {"wan": [{"between": ["a", "b"], "netem": "delay 1ms",
                    "phases": [{"at": "2s", "netem": "delay 2ms"}, {"at": "1s", "netem": "delay 3ms"}]}]}})",
-                "$.topology.wan[0].phases[1].at", "phases must be in time order"},
+                "$.topology.wan[0].phases[1].at_s", "phases must be in increasing time order"},
         BadCase{
             R"({"topology": {"relays": [{"name": "pop"}], "wan": [{"between": ["a", "b"], "netem": "delay 1ms"},
                    {"between": ["a", "pop"], "netem": "delay 1ms"}, {"between": ["pop", "b"], "netem": "delay 1ms"}],
