@@ -325,6 +325,11 @@ void read_standby(const JsonReader& topo, steering::Settings& settings) {
       if (k == 0) {
         p.fail("standby", "the route's first path cannot be a standby path");
       }
+      if (settings.policy != "te") {
+        // The others never ask for capacity, and static would place queue pairs on it while down.
+        p.fail("standby",
+               "a standby path needs a controller that asks for capacity (controller.policy \"te\")");
+      }
       steering::Standby st;
       st.from = route.string("from");
       st.to = route.string("to");

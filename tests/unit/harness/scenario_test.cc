@@ -142,7 +142,13 @@ INSTANTIATE_TEST_SUITE_P(
             R"({"topology": {"relays": [{"name": "pop"}], "wan": [{"between": ["a", "b"], "netem": "delay 1ms"},
                    {"between": ["a", "pop"], "netem": "delay 1ms"}, {"between": ["pop", "b"], "netem": "delay 1ms"}],
                    "routes": [{"from": "a", "to": "b", "paths": [{"via": []}, {"via": ["pop"], "provision": "1s"}]}]}})",
-            "$.topology.routes[0].paths[1].provision", "only a standby path is provisioned"}));
+            "$.topology.routes[0].paths[1].provision", "only a standby path is provisioned"},
+        BadCase{
+            R"({"topology": {"relays": [{"name": "pop"}], "wan": [{"between": ["a", "b"], "netem": "delay 1ms"},
+                   {"between": ["a", "pop"], "netem": "delay 1ms"}, {"between": ["pop", "b"], "netem": "delay 1ms"}],
+                   "routes": [{"from": "a", "to": "b", "paths": [{"via": []}, {"via": ["pop"], "standby": true}]}]}})",
+            "$.topology.routes[0].paths[1].standby",
+            "a standby path needs a controller that asks for capacity"}));
 
 // A route with several paths, a netem link's phases and a controller, as docs/steering.md
 // writes them.
