@@ -68,6 +68,9 @@ struct Settings {
   double seed_backoff = 0.95;       // seed: the direct path's share x this when congested
   double seed_step = 0.015;         // seed: share given back per interval otherwise
   std::vector<Standby> standby;     // from the routes' paths
+  // Per-packet spraying (as Ultra Ethernet's packet spraying): each data packet takes a path
+  // by the controller's weights (smooth weighted round robin), not its queue pair's path.
+  bool spray = false;
 };
 
 class PathController {

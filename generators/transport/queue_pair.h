@@ -47,6 +47,8 @@ class QueuePair {
 
   // The sending half now goes over another network path, `lag` shorter (Sender::path_changed).
   void path_changed(Instant now, Duration lag) { sender_.path_changed(now, lag); }
+  // Its packets are sprayed over paths up to `spread` apart (Sender::set_reorder_allowance).
+  void set_reorder_allowance(Duration spread) { sender_.set_reorder_allowance(spread); }
 
   // Completions since the last clear_completions(), in the order they happened.
   const std::vector<Completion>& completions() const { return out_.completions; }

@@ -607,7 +607,7 @@ void Sender::detect_reorder_losses(Instant now, QpOutputs& out) {
       break;
     }
     const Instant deadline =
-        p.sent_time + rack_rtt_ + wnd + (p.sent_time <= moved_at_ ? move_lag_ : Duration{0});
+        p.sent_time + rack_rtt_ + wnd + spread_ + (p.sent_time <= moved_at_ ? move_lag_ : Duration{0});
     if (now < deadline) {
       reo_timer_ = deadline;
       break;

@@ -55,6 +55,9 @@ class Sender {
   // shorter: packets sent before may arrive after later ones, so RACK gives them `lag` more
   // before judging them lost (generators/steering, docs/steering.md "Moves without reordering").
   void path_changed(Instant now, Duration lag);
+  // Packets of this queue pair are sprayed over paths whose one-way delays differ by up to
+  // `spread`: RACK gives every packet that much more before judging it lost (0: none).
+  void set_reorder_allowance(Duration spread) { spread_ = std::max(spread, Duration{0}); }
 
   const cc::CongestionControl& cc() const { return *cc_; }
   const RttEstimator& rtt() const { return rtt_; }
@@ -146,6 +149,7 @@ class Sender {
   // The last path change: when, and by how much the old path lags the new one.
   Instant moved_at_ = kEpoch - Duration{1};
   Duration move_lag_{0};
+  Duration spread_{0};  // set_reorder_allowance
   std::uint32_t reo_wnd_mult_ = 1;
   std::uint32_t reo_wnd_persist_ = 0;
   std::uint64_t dsack_round_ = 0;  // 0: none; else the PSN whose acknowledgement ends the round

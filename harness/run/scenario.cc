@@ -299,6 +299,11 @@ steering::Settings read_controller(const JsonReader& c) {
   s.seed_target = c.duration("seed_target").value_or(s.seed_target);
   s.seed_backoff = c.optional_number("seed_backoff", 0.01, 0.999).value_or(s.seed_backoff);
   s.seed_step = c.optional_number("seed_step", 0, 1).value_or(s.seed_step);
+  s.spray = c.boolean("spray", false);
+  if (s.spray && (s.policy == "ecmp" || s.policy == "plb")) {
+    c.fail("spray",
+           "sprays by the controller's weights: use static, te or seed (ecmp and plb hash per queue pair)");
+  }
   c.finish();
   return s;
 }

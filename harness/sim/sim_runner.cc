@@ -54,6 +54,7 @@ struct Flow {
   std::uint64_t data_received = 0;  // data packets that reached the receiver
   bool steered = false;             // its region pair has several paths; `path` is its own
   std::uint32_t path = 0;
+  std::vector<double> spray_credit;  // steering by packet: the round robin's state
   std::uint64_t last_delivered = 0;  // for the time series
   std::uint64_t last_retransmits = 0;
   bool in_series = false;  // has a row in the time series and the result's flows
@@ -184,9 +185,12 @@ void SimRun::packet_of(const Segment& s, HostId from, Packet& p) {
   h.protocol = 17;
   h.src = net_.address(from);
   const auto [flow, is_sender] = qp_owner_[s.dst_qp - kFirstQp];
-  const Flow& f = *flow_at_[flow];
+  Flow& f = *flow_at_[flow];
   h.dst = net_.address(is_sender ? f.src : f.dst);
-  h.src_port = f.steered ? fabric::path_port(f.path, s.src_qp)
+  const bool sprayed =
+      f.steered && steering_.spraying() && s.kind == transport::SegmentKind::kData && !f.control;
+  const std::uint32_t path = sprayed ? steering_.spray(f.src.region, f.dst.region, f.spray_credit) : f.path;
+  h.src_port = f.steered ? fabric::path_port(path, s.src_qp)
                          : static_cast<std::uint16_t>(0xC000 | (s.src_qp & 0x3FFF));
   h.dst_port = kRoceUdpPort;
   h.ecn = static_cast<gw::Ecn>(s.ecn);
@@ -273,6 +277,9 @@ Flow& SimRun::add_flow(const FlowSpec& spec, HostId src, HostId dst, const std::
                                   (std::uint64_t{dst.region} << 32) ^ (std::uint64_t{dst.index} << 16) ^ qp;
     f.steered = true;
     f.path = steering_.open(f.id, src.region, dst.region, entropy, !control);
+    if (steering_.spraying() && !control) {
+      f.sender->set_reorder_allowance(steering_.spread(src.region, dst.region));
+    }
   }
   return f;
 }
@@ -446,7 +453,15 @@ void SimRun::steer(Instant now) {
     const transport::QpStats& st = f.sender->stats();
     return SimSteering::QpTotals{f.data_received, f.marks_ce, st.retransmitted_packets, st.timeouts};
   };
-  for (const SimSteering::Move& m : steering_.tick(now, totals)) {
+  const std::vector<SimSteering::Move> moves = steering_.tick(now, totals);
+  if (steering_.spraying()) {
+    for (Flow* f : flow_at_) {
+      if (f->steered && !f->control) {
+        f->sender->set_reorder_allowance(steering_.spread(f->src.region, f->dst.region));
+      }
+    }
+  }
+  for (const SimSteering::Move& m : moves) {
     Flow& f = *flow_at_[m.flow];
     f.path = m.path;
     f.sender->path_changed(now, m.lag);

@@ -59,6 +59,58 @@ SimSteering::SimSteering(const fabric::Network& net, const steering::Settings& s
   }
 }
 
+const SimSteering::Pair* SimSteering::pair_of(std::uint32_t from_region, std::uint32_t to_region) const {
+  for (const Pair& p : pairs_) {
+    if (p.from == from_region && p.to == to_region) {
+      return &p;
+    }
+  }
+  return nullptr;
+}
+
+// Smooth weighted round robin (as nginx's upstream balancing): every path gains its weight,
+// the one with most credit sends and pays the total, so the choices follow the weights
+// closely and evenly spaced.
+std::uint32_t SimSteering::spray(std::uint32_t from_region, std::uint32_t to_region,
+                                 std::vector<double>& credit) const {
+  const Pair& pair = *pair_of(from_region, to_region);
+  const std::vector<double> w = pair.controller->weights();
+  credit.resize(w.size(), 0);
+  double total = 0;
+  std::uint32_t best = 0;
+  bool found = false;
+  for (std::uint32_t k = 0; k < w.size(); ++k) {
+    if (pair.samples[k].down() || w[k] <= 0) {
+      continue;
+    }
+    credit[k] += w[k];
+    total += w[k];
+    if (!found || credit[k] > credit[best]) {
+      best = k;
+      found = true;
+    }
+  }
+  if (!found) {
+    return widest_up(pair);
+  }
+  credit[best] -= total;
+  return best;
+}
+
+Duration SimSteering::spread(std::uint32_t from_region, std::uint32_t to_region) const {
+  const Pair& pair = *pair_of(from_region, to_region);
+  const steering::PathSample* fastest = nullptr;
+  const steering::PathSample* slowest = nullptr;
+  for (const steering::PathSample& s : pair.samples) {
+    if (s.down()) {
+      continue;
+    }
+    fastest = fastest == nullptr || s.delay() < fastest->delay() ? &s : fastest;
+    slowest = slowest == nullptr || s.delay() > slowest->delay() ? &s : slowest;
+  }
+  return fastest == nullptr ? Duration{0} : steering::lag_after_move(*slowest, *fastest);
+}
+
 bool SimSteering::steered(std::uint32_t from_region, std::uint32_t to_region) const {
   return std::any_of(pairs_.begin(), pairs_.end(),
                      [&](const Pair& p) { return p.from == from_region && p.to == to_region; });

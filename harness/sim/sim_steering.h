@@ -44,6 +44,15 @@ class SimSteering {
   std::vector<Move> tick(Instant now, const std::function<QpTotals(std::uint32_t)>& totals);
   SteeringResult result() const { return result_; }
 
+  // Spraying (Settings::spray): the path of the next data packet of a connection from one
+  // region to another, by smooth weighted round robin over the up paths (`credit`: the
+  // connection's own state, one entry per path).
+  bool spraying() const { return settings_.spray; }
+  std::uint32_t spray(std::uint32_t from_region, std::uint32_t to_region, std::vector<double>& credit) const;
+  // How far apart the up paths of a pair are now (one-way delay, queueing included), plus the
+  // margin of lag_after_move: the reordering a sprayed connection must tolerate.
+  Duration spread(std::uint32_t from_region, std::uint32_t to_region) const;
+
  private:
   struct Pair {
     std::uint32_t from = 0;
@@ -65,6 +74,7 @@ class SimSteering {
   };
   void measure(Pair& pair, Instant now);
   void request_capacity(Pair& pair, Instant now);
+  const Pair* pair_of(std::uint32_t from_region, std::uint32_t to_region) const;
   void note_events(Pair& pair, const std::vector<steering::PathSample>& before, Instant now);
   void close_events(Pair& pair, bool moved, Instant now);
   std::uint32_t widest_up(const Pair& pair) const;

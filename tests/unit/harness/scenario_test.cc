@@ -129,6 +129,8 @@ INSTANTIATE_TEST_SUITE_P(
             "$.topology.regions[0].latncy", "unknown key (did you mean \"latency\"?)"},
         BadCase{R"({"controller": {"policy": "magic"}})", "$.controller.policy", "must be one of"},
         BadCase{R"({"controller": {"interval": "10us"}})", "$.controller.interval", ""},
+        BadCase{R"({"controller": {"policy": "ecmp", "spray": true}})", "$.controller.spray",
+                "sprays by the controller's weights"},
         BadCase{R"({"topology": {"routes": [{"from": "a", "to": "b", "via": [], "paths": [{"via": []}]}]}})",
                 "$.topology.routes[0].paths", "give either `via` (one path) or `paths`, not both"},
         BadCase{R"({"topology": {"routes": [{"from": "a", "to": "b", "paths": []}]}})",
