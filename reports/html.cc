@@ -358,13 +358,7 @@ void steering(std::ostringstream& os, const json& report, const json& result) {
         "<th>capacity</th><th>bytes</th><th>share</th><th>mean utilization</th><th>final weight</th>"
         "<th>queue pairs</th></tr>\n";
   for (const json& p : s["paths"]) {
-    std::string via = "direct";
-    if (!p["via"].empty()) {
-      via = "via";
-      for (const json& v : p["via"]) {
-        via += " " + v.get<std::string>();
-      }
-    }
+    const std::string via = via_text(p["via"]);
     os << "<tr><td class=\"l\">" << esc(p["from"]) << "</td><td class=\"l\">" << esc(p["to"])
        << "</td><td class=\"l\">" << p["index"] << ": " << xml_escape(via) << "</td><td>"
        << (p["capacity_bps"].get<double>() > 0 ? rate_text(p["capacity_bps"].get<double>()) : "unlimited")

@@ -154,4 +154,12 @@ std::string md_cell(std::string_view s) {
   return out;
 }
 
+std::string via_text(const nlohmann::json& via) {
+  std::string text = via.empty() ? "direct" : "via";
+  for (const nlohmann::json& v : via) {
+    text += " " + v.get<std::string>();
+  }
+  return text;
+}
+
 }  // namespace gw::reports

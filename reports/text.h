@@ -18,6 +18,8 @@ std::string duration_text(double ns);
 std::string percentile_text(const nlohmann::json& p, const char* key);
 // "25 MiB", "4 KiB", "100 B".
 std::string bytes_text(double bytes);
+// A steered path's relays as a report shows them: "direct" or "via pop ...".
+std::string via_text(const nlohmann::json& via);
 // "9.41 Gbit/s".
 std::string rate_text(double bps);
 // A threshold value or measurement: true/false, a number with 4 significant digits, or "-".

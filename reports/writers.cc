@@ -195,10 +195,7 @@ void md_steering(std::ostringstream& os, const json& s) {
      << " moves)\n\n| from | to | path | bytes | share | mean utilization | final weight | queue pairs "
         "|\n|---|---|---|---|---|---|---|---|\n";
   for (const json& p : s["paths"]) {
-    std::string via = p["via"].empty() ? "direct" : "via";
-    for (const json& v : p["via"]) {
-      via += " " + v.get<std::string>();
-    }
+    const std::string via = via_text(p["via"]);
     os << "| " << md_cell(p["from"].get<std::string>()) << " | " << md_cell(p["to"].get<std::string>())
        << " | " << md_cell(via) << " | " << bytes_text(p["bytes"].get<double>()) << " | "
        << fixed(p["byte_share"], 3) << " | " << fixed(p["mean_utilization"], 3) << " | "

@@ -74,7 +74,7 @@ const SimSteering::Pair* SimSteering::pair_of(std::uint32_t from_region, std::ui
 std::uint32_t SimSteering::spray(std::uint32_t from_region, std::uint32_t to_region,
                                  std::vector<double>& credit) const {
   const Pair& pair = *pair_of(from_region, to_region);
-  const std::vector<double> w = pair.controller->weights();
+  const std::vector<double>& w = pair.weights;
   credit.resize(w.size(), 0);
   double total = 0;
   std::uint32_t best = 0;
@@ -130,6 +130,7 @@ std::uint32_t SimSteering::open(std::uint32_t flow, std::uint32_t from_region, s
     steering::QpSample q;
     q.entropy = entropy;
     const std::uint32_t path = p.controller->place(q, p.samples, p.paths);
+    p.weights = p.controller->weights();
     p.flows.push_back(flow);
     p.paths.push_back(path);
     p.entropy.push_back(entropy);
@@ -286,7 +287,8 @@ std::vector<SimSteering::Move> SimSteering::tick(Instant now,
     d.t_ns = ns_of(now);
     d.from = net_->region(pair.from).name;
     d.to = net_->region(pair.to).name;
-    d.weights = pair.controller->weights();
+    pair.weights = pair.controller->weights();
+    d.weights = pair.weights;
     for (std::size_t i = 0; i < to.size(); ++i) {
       if (to[i] == pair.paths[i]) {
         continue;

@@ -59,6 +59,7 @@ class SimSteering {
     std::uint32_t to = 0;
     std::unique_ptr<steering::PathController> controller;
     std::vector<std::vector<std::size_t>> hops;  // per path: its WAN hops
+    std::vector<double> weights;                 // the controller's, as of its last placement or interval
     std::vector<steering::PathSample> samples;   // the last interval's
     std::vector<std::uint32_t> flows;            // its connections, in opening order
     std::vector<std::uint32_t> paths;            // where each is
