@@ -21,6 +21,10 @@ std::string stream_name(Direction d, const std::string& cls) {
   return std::string(direction_name(d)) + (cls.empty() ? "" : "/class/" + cls);
 }
 
+bool any_port(const std::vector<PortRange>& rs, std::uint16_t port) {
+  return rs.empty() || std::any_of(rs.begin(), rs.end(), [&](const PortRange& r) { return r.contains(port); });
+}
+
 }  // namespace
 
 const char* direction_name(Direction d) {
@@ -60,7 +64,7 @@ bool class_matches(const ClassMatch& m, const PacketHeaders& h) {
       (m.ecn && *m.ecn != h.ecn)) {
     return false;
   }
-  if (!any_equal(m.src_ports, h.src_port) || !any_equal(m.dst_ports, h.dst_port)) {
+  if (!any_port(m.src_ports, h.src_port) || !any_port(m.dst_ports, h.dst_port)) {
     return false;
   }
   if (m.roce && *m.roce != h.roce) {

@@ -2,6 +2,8 @@
 #include <arpa/inet.h>
 
 #include <algorithm>
+#include <cinttypes>
+#include <cstdio>
 #include <cstring>
 
 #include "core/errors.h"
@@ -28,17 +30,33 @@ std::optional<std::uint8_t> parse_ecn_name(const JsonReader& r, const char* key)
   r.fail(key, "must be one of not-ect, ect0, ect1, ce, got \"" + *s + "\"");
 }
 
-std::vector<std::uint16_t> parse_ports(const JsonReader& r, const char* key) {
-  std::vector<std::uint16_t> out;
+// A port (a number) or a range of them ("49152-50175", both ends included).
+std::vector<PortRange> parse_ports(const JsonReader& r, const char* key) {
+  std::vector<PortRange> out;
   if (!r.has(key)) {
     return out;
   }
   const auto& v = r.raw().at(key);
+  const auto port = [](std::int64_t p) { return p >= 0 && p <= 65535; };
   const auto one = [&](const nlohmann::json& x, const std::string& where) {
-    if (!x.is_number_integer() || x.get<std::int64_t>() < 0 || x.get<std::int64_t>() > 65535) {
-      throw InputError(r.file(), where, "must be a port number in [0, 65535], got " + describe(x));
+    if (x.is_number_integer() && port(x.get<std::int64_t>())) {
+      const auto p = static_cast<std::uint16_t>(x.get<std::int64_t>());
+      out.push_back({p, p});
+      return;
     }
-    out.push_back(static_cast<std::uint16_t>(x.get<std::int64_t>()));
+    std::int64_t first = -1;
+    std::int64_t last = -1;
+    char dash = 0;
+    char extra = 0;
+    if (x.is_string() &&
+        std::sscanf(x.get<std::string>().c_str(), "%" SCNd64 " %c %" SCNd64 " %c", &first, &dash, &last, &extra) ==
+            3 &&
+        dash == '-' && port(first) && port(last) && first <= last) {
+      out.push_back({static_cast<std::uint16_t>(first), static_cast<std::uint16_t>(last)});
+      return;
+    }
+    throw InputError(r.file(), where,
+                     "must be a port number in [0, 65535] or a range \"FIRST-LAST\" of them, got " + describe(x));
   };
   if (v.is_array()) {
     for (std::size_t i = 0; i < v.size(); ++i) {

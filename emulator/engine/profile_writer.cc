@@ -300,6 +300,15 @@ json slot_json(const SlotSettings& s) {
 
 // ---- classes and phases ---------------------------------------------------------------------
 
+// A port as its number, a range as "FIRST-LAST".
+std::vector<json> port_texts(const std::vector<PortRange>& rs) {
+  std::vector<json> out;
+  for (const PortRange& r : rs) {
+    out.push_back(r.first == r.last ? json(r.first) : json(std::to_string(r.first) + "-" + std::to_string(r.last)));
+  }
+  return out;
+}
+
 json match_json(const ClassMatch& m) {
   json j = json::object();
   std::vector<std::string> src;
@@ -331,8 +340,8 @@ json match_json(const ClassMatch& m) {
         break;
     }
   }
-  put_one_or_many(j, "src_port", m.src_ports);
-  put_one_or_many(j, "dst_port", m.dst_ports);
+  put_one_or_many(j, "src_port", port_texts(m.src_ports));
+  put_one_or_many(j, "dst_port", port_texts(m.dst_ports));
   if (m.dscp) {
     j["dscp"] = *m.dscp;
   }

@@ -213,12 +213,20 @@ struct DirectionSpec {
 };
 
 // ---- classes, phases, profile -------------------------------------------------------------
+// A range of L4 ports, both ends included (one port: first == last).
+struct PortRange {
+  std::uint16_t first = 0;
+  std::uint16_t last = 0;
+  bool contains(std::uint16_t port) const { return port >= first && port <= last; }
+  bool operator==(const PortRange&) const = default;
+};
+
 struct ClassMatch {
   std::vector<Prefix> src;
   std::vector<Prefix> dst;
   std::optional<std::uint8_t> protocol;
-  std::vector<std::uint16_t> src_ports;
-  std::vector<std::uint16_t> dst_ports;
+  std::vector<PortRange> src_ports;
+  std::vector<PortRange> dst_ports;
   std::optional<std::uint8_t> dscp;
   std::optional<Ecn> ecn;
   std::optional<bool> roce;

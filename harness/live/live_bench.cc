@@ -88,24 +88,6 @@ void bring_up_bench(const LiveContext& c, Teardown& td) {
   }
 }
 
-Profile emu_profile(const Scenario& s) {
-  const fabric::WanLinkSpec& link = s.topology.wan.front();
-  Profile p = link.profile;
-  // Seeded from the scenario's seed (--seed), as the simulator seeds each hop (network.cc):
-  // a profile's own seed would give every live run the same draws whatever the seed.
-  p.seed = s.seed ^ hash_name("live emu");
-  if (link.a != s.topology.regions[0].name) {
-    if (!p.phases.empty()) {
-      throw InputError(s.file, "$.topology.wan[0]",
-                       "live mode: write this link as between [\"" + s.topology.regions[0].name + "\", \"" +
-                           s.topology.regions[1].name +
-                           "\"] (its profile has phases, which are not flipped)");
-    }
-    std::swap(p.a_to_b, p.b_to_a);
-  }
-  return p;
-}
-
 std::unique_ptr<Child> EmulatorLauncher::start() {
   const std::string n = stats_files_.empty() ? "" : "-" + std::to_string(stats_files_.size() + 1);
   stats_files_.push_back(c_->work / ("emu-stats" + n + ".json"));

@@ -38,9 +38,6 @@ struct Teardown {
 // The namespace bench up (torn down by `td` if this run brought it up), or the user's ports up.
 void bring_up_bench(const LiveContext& c, Teardown& td);
 
-// The WAN profile with a_to_b carrying region 0 -> region 1 (emulator port 0 faces side A).
-Profile emu_profile(const Scenario& s);
-
 // Starts `gradwall emu` between the two sides' ports; a restarted one (after it died mid-run)
 // writes its logs and stats to files of its own: emu-2.out, emu-stats-2.json, ... (its
 // periodic stats, each second, are what is left of the counts of one that was killed).

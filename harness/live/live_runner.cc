@@ -12,14 +12,17 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <set>
 
 #include "core/errors.h"
 #include "emulator/engine/profile_writer.h"
+#include "emulator/fabric/path_ports.h"
 #include "harness/live/live_accounting.h"
 #include "harness/live/live_bench.h"
 #include "harness/live/live_context.h"
 #include "harness/live/live_coordinator.h"
 #include "harness/live/live_host_counters.h"
+#include "harness/live/live_profile.h"
 #include "harness/live/live_result.h"
 #include "harness/run/queue_pairs.h"
 #include "harness/sim/sim_runner.h"
@@ -39,19 +42,64 @@ constexpr std::uint32_t kMaxLiveMtu = 1408;
 
 }  // namespace
 
+namespace {
+
+// With several paths between the sides, the relays and WAN links are those of the paths: the
+// emulator carries each path as one class (live_profile.h).
+void check_live_paths(const Scenario& s, const std::vector<LivePath>& paths) {
+  const auto& regions = s.topology.regions;
+  std::set<std::string> on_paths;
+  for (const LivePath& p : paths) {
+    for (const auto* nodes : {&p.a_to_b, &p.b_to_a}) {
+      for (std::size_t i = 0; i + 1 < nodes->size(); ++i) {
+        on_paths.insert(std::min((*nodes)[i], (*nodes)[i + 1]) + " " + std::max((*nodes)[i], (*nodes)[i + 1]));
+      }
+    }
+  }
+  for (std::size_t i = 2; i < regions.size(); ++i) {
+    if (regions[i].hosts != 0) {
+      throw InputError(s.file, "$.topology.regions[" + std::to_string(i) + "]",
+                       "live mode runs two regions with hosts (side A and side B); " + regions[i].name +
+                           " has hosts (relays have none)");
+    }
+  }
+  for (std::size_t i = 0; i < s.topology.wan.size(); ++i) {
+    const fabric::WanLinkSpec& l = s.topology.wan[i];
+    if (on_paths.count(std::min(l.a, l.b) + " " + std::max(l.a, l.b)) == 0) {
+      throw InputError(s.file, "$.topology.wan[" + std::to_string(i) + "]",
+                       "live mode emulates the paths between " + regions[0].name + " and " + regions[1].name +
+                           "; the link " + l.a + " - " + l.b + " is on none of them");
+    }
+  }
+  if (paths.size() > fabric::kMaxPaths) {
+    throw InputError(s.file, "$.routes", "at most " + std::to_string(fabric::kMaxPaths) + " paths");
+  }
+}
+
+}  // namespace
+
 void check_live_scenario(const Scenario& s) {
   const auto& regions = s.topology.regions;
-  if (regions.size() != 2 || regions[0].hosts == 0 || regions[1].hosts == 0) {
+  if (regions.size() < 2 || regions[0].hosts == 0 || regions[1].hosts == 0) {
     throw InputError(s.file, "$.topology.regions",
-                     "live mode runs two regions (region 0 on side A, region 1 on side B of the emulator) "
-                     "and no relays; this scenario has " +
+                     "live mode runs two regions (region 0 on side A, region 1 on side B of the emulator), "
+                     "with relays only on a route's paths; this scenario has " +
                          std::to_string(regions.size()) + " regions/relays");
   }
-  if (s.topology.wan.size() != 1) {
+  const std::vector<LivePath> paths = live_paths(s);
+  if (!paths.empty()) {
+    check_live_paths(s, paths);
+  } else if (regions.size() != 2) {
+    throw InputError(s.file, "$.topology.regions",
+                     "live mode runs two regions (region 0 on side A, region 1 on side B of the emulator) "
+                     "and relays only on a route's paths; this scenario has " +
+                         std::to_string(regions.size()) + " regions/relays");
+  } else if (s.topology.wan.size() != 1) {
     throw InputError(s.file, "$.topology.wan",
                      "live mode needs exactly one WAN link (the emulator between the two sides), got " +
                          std::to_string(s.topology.wan.size()));
   }
+  (void)emu_profile(s);  // the paths' links compose (InputError otherwise)
   std::size_t flows = 0;
   for (const auto& [list, path] : {std::pair{&s.workload.flows, std::string("$.workload.flows")},
                                    std::pair{&s.workload.background, std::string("$.background")}}) {

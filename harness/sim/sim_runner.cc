@@ -73,7 +73,8 @@ class SimRun final : public fabric::Receiver, public Wakeable, public MessageSer
       : scenario_(s),
         options_(o),
         net_(loop_, s.topology, s.seed, *this),
-        steering_(net_, s.controller),
+        path_meter_(net_),
+        steering_(net_, s.controller, path_meter_),
         tick_(loop_, *this) {
     for (std::uint32_t r = 0; r < net_.region_count(); ++r) {
       region_first_.push_back(static_cast<std::uint32_t>(hosts_.size()));
@@ -145,7 +146,8 @@ class SimRun final : public fabric::Receiver, public Wakeable, public MessageSer
   SimOptions options_;
   EventLoop loop_;
   fabric::Network net_;
-  SimSteering steering_;
+  HopMeter path_meter_;
+  Steering steering_;
   Timer tick_;
   std::vector<std::uint32_t> region_first_;
   std::vector<std::unique_ptr<SimHost<SimRun>>> hosts_;
@@ -451,9 +453,9 @@ void SimRun::steer(Instant now) {
   const auto totals = [this](std::uint32_t flow) {
     const Flow& f = *flow_at_[flow];
     const transport::QpStats& st = f.sender->stats();
-    return SimSteering::QpTotals{f.data_received, f.marks_ce, st.retransmitted_packets, st.timeouts};
+    return Steering::QpTotals{f.data_received, f.marks_ce, st.retransmitted_packets, st.timeouts};
   };
-  const std::vector<SimSteering::Move> moves = steering_.tick(now, totals);
+  const std::vector<Steering::Move> moves = steering_.tick(now, totals);
   if (steering_.spraying()) {
     for (Flow* f : flow_at_) {
       if (f->steered && !f->control) {
@@ -461,7 +463,7 @@ void SimRun::steer(Instant now) {
       }
     }
   }
-  for (const SimSteering::Move& m : moves) {
+  for (const Steering::Move& m : moves) {
     Flow& f = *flow_at_[m.flow];
     f.path = m.path;
     f.sender->path_changed(now, m.lag);

@@ -181,5 +181,26 @@ TEST(DirectionEngine, ClassesGetTheirOwnPipeline) {
   EXPECT_EQ(sink.drops[DropCause::kLoss], 1U);
 }
 
+// Path classes match a range of UDP source ports (the path's, emulator/fabric/path_ports.h):
+// both ends are in, the ports either side are not.
+TEST(DirectionEngine, ClassesMatchSourcePortRanges) {
+  const Profile p = parse_profile(nlohmann::json::parse(R"({"gradwall": "profile/v1",
+      "a_to_b": {"loss": {"p": 1}},
+      "classes": [{"name": "path1", "match": {"protocol": "udp", "src_port": "50176-51199"}, "a_to_b": {}}]})"),
+                                  "p.json");
+  DirectionEngine e(p, Direction::kAToB);
+  CollectingSink sink;
+  for (const std::uint16_t port : {50175, 50176, 50700, 51199, 51200}) {
+    Packet q = udp_packet(100);
+    q.headers.valid_l4 = true;
+    q.headers.src_port = port;
+    e.push(std::move(q), kEpoch, sink);
+  }
+  ASSERT_EQ(sink.delivered.size(), 3U);
+  EXPECT_EQ(sink.delivered[0].headers.src_port, 50176);
+  EXPECT_EQ(sink.delivered[2].headers.src_port, 51199);
+  EXPECT_EQ(sink.drops[DropCause::kLoss], 2U);
+}
+
 }  // namespace
 }  // namespace gw

@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "core/errors.h"
+#include "emulator/engine/profile_writer.h"
 
 namespace gw {
 namespace {
@@ -142,9 +143,28 @@ TEST(ProfileLoader, ClassesParseMatches) {
   const ClassMatch& m = p.classes[0].match;
   EXPECT_EQ(m.roce_opcodes, (std::vector<std::uint8_t>{129, 17}));
   EXPECT_EQ(*m.protocol, 17);
-  EXPECT_EQ(m.dst_ports, std::vector<std::uint16_t>{4791});
+  EXPECT_EQ(m.dst_ports, (std::vector<PortRange>{{4791, 4791}}));
   EXPECT_EQ(*m.ecn, Ecn::kEct1);
   EXPECT_EQ(m.dst[0].length, 96 + 24);
+}
+
+TEST(ProfileLoader, PortRangesParseAndRoundTrip) {
+  const Profile p = parse(R"({"gradwall": "profile/v1",
+      "classes": [{"name": "path1", "match": {"protocol": "udp", "src_port": ["50176-51199", 7]}}]})");
+  const ClassMatch& m = p.classes[0].match;
+  EXPECT_EQ(m.src_ports, (std::vector<PortRange>{{50176, 51199}, {7, 7}}));
+  const Profile again = parse(profile_to_json(p).dump());
+  EXPECT_EQ(again.classes[0].match.src_ports, m.src_ports);
+  for (const char* bad : {R"("9-3")", R"("1-70000")", R"("1-2-3")", R"("x")", "-1"}) {
+    const std::string text = std::string(R"({"gradwall": "profile/v1", "classes": [{"name": "c", "match": {"src_port": )") +
+                             bad + "}}]}";
+    try {
+      (void)parse(text);
+      ADD_FAILURE() << bad << " was accepted";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("$.classes[0].match.src_port"), std::string::npos) << e.what();
+    }
+  }
 }
 
 TEST(ProfileLoader, PrefixContainment) {
