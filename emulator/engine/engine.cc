@@ -22,7 +22,8 @@ std::string stream_name(Direction d, const std::string& cls) {
 }
 
 bool any_port(const std::vector<PortRange>& rs, std::uint16_t port) {
-  return rs.empty() || std::any_of(rs.begin(), rs.end(), [&](const PortRange& r) { return r.contains(port); });
+  return rs.empty() ||
+         std::any_of(rs.begin(), rs.end(), [&](const PortRange& r) { return r.contains(port); });
 }
 
 }  // namespace

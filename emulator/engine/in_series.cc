@@ -30,7 +30,8 @@ const SeriesLink* at_most_one(const std::vector<SeriesLink>& links, Has has, con
 
 // Independent chances in series: 1 - prod(1 - p). Correlated ones do not combine.
 std::optional<ChanceSettings> chances(const std::vector<SeriesLink>& links,
-                                      std::optional<ChanceSettings> DirectionSpec::*field, const std::string& what) {
+                                      std::optional<ChanceSettings> DirectionSpec::*field,
+                                      const std::string& what) {
   std::optional<ChanceSettings> out;
   double pass = 1;
   int given = 0;
@@ -119,7 +120,8 @@ DirectionSpec in_series(const std::vector<SeriesLink>& links) {
   DirectionSpec out;
   for (const SeriesLink& l : links) {
     if (l.spec->limit_packets) {
-      out.limit_packets = std::min(out.limit_packets.value_or(*l.spec->limit_packets), *l.spec->limit_packets);
+      out.limit_packets =
+          std::min(out.limit_packets.value_or(*l.spec->limit_packets), *l.spec->limit_packets);
     }
   }
   out.loss = losses(links);
@@ -145,7 +147,10 @@ DirectionSpec in_series(const std::vector<SeriesLink>& links) {
   }
 
   const SeriesLink* jittered = at_most_one(
-      links, [](const DirectionSpec& d) { return d.delay && (d.delay->jitter.count() > 0 || d.delay->reorder_p > 0); },
+      links,
+      [](const DirectionSpec& d) {
+        return d.delay && (d.delay->jitter.count() > 0 || d.delay->reorder_p > 0);
+      },
       "jitter or reordering");
   for (const SeriesLink& l : links) {
     if (!l.spec->delay) {

@@ -49,14 +49,15 @@ std::vector<PortRange> parse_ports(const JsonReader& r, const char* key) {
     char dash = 0;
     char extra = 0;
     if (x.is_string() &&
-        std::sscanf(x.get<std::string>().c_str(), "%" SCNd64 " %c %" SCNd64 " %c", &first, &dash, &last, &extra) ==
-            3 &&
+        std::sscanf(x.get<std::string>().c_str(), "%" SCNd64 " %c %" SCNd64 " %c", &first, &dash, &last,
+                    &extra) == 3 &&
         dash == '-' && port(first) && port(last) && first <= last) {
       out.push_back({static_cast<std::uint16_t>(first), static_cast<std::uint16_t>(last)});
       return;
     }
-    throw InputError(r.file(), where,
-                     "must be a port number in [0, 65535] or a range \"FIRST-LAST\" of them, got " + describe(x));
+    throw InputError(
+        r.file(), where,
+        "must be a port number in [0, 65535] or a range \"FIRST-LAST\" of them, got " + describe(x));
   };
   if (v.is_array()) {
     for (std::size_t i = 0; i < v.size(); ++i) {

@@ -304,7 +304,8 @@ json slot_json(const SlotSettings& s) {
 std::vector<json> port_texts(const std::vector<PortRange>& rs) {
   std::vector<json> out;
   for (const PortRange& r : rs) {
-    out.push_back(r.first == r.last ? json(r.first) : json(std::to_string(r.first) + "-" + std::to_string(r.last)));
+    out.push_back(r.first == r.last ? json(r.first)
+                                    : json(std::to_string(r.first) + "-" + std::to_string(r.last)));
   }
   return out;
 }

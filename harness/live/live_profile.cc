@@ -22,7 +22,8 @@ const fabric::RouteSpec* route_between(const Scenario& s, const std::string& fro
   return nullptr;
 }
 
-std::vector<std::string> chain(const std::string& from, const std::vector<std::string>& via, const std::string& to) {
+std::vector<std::string> chain(const std::string& from, const std::vector<std::string>& via,
+                               const std::string& to) {
   std::vector<std::string> nodes{from};
   nodes.insert(nodes.end(), via.begin(), via.end());
   nodes.push_back(to);
@@ -46,14 +47,15 @@ struct LinkStep {
   }
 };
 
-std::vector<LinkStep> steps(const Scenario& s, const std::vector<std::string>& nodes, const std::string& where) {
+std::vector<LinkStep> steps(const Scenario& s, const std::vector<std::string>& nodes,
+                            const std::string& where) {
   std::vector<LinkStep> out;
   for (std::size_t i = 0; i + 1 < nodes.size(); ++i) {
     const std::string& x = nodes[i];
     const std::string& y = nodes[i + 1];
-    const auto it = std::find_if(s.topology.wan.begin(), s.topology.wan.end(), [&](const fabric::WanLinkSpec& l) {
-      return (l.a == x && l.b == y) || (l.a == y && l.b == x);
-    });
+    const auto it = std::find_if(
+        s.topology.wan.begin(), s.topology.wan.end(),
+        [&](const fabric::WanLinkSpec& l) { return (l.a == x && l.b == y) || (l.a == y && l.b == x); });
     if (it == s.topology.wan.end()) {
       throw InputError(s.file, where, "no WAN link between " + x + " and " + y);
     }
@@ -62,7 +64,8 @@ std::vector<LinkStep> steps(const Scenario& s, const std::vector<std::string>& n
   return out;
 }
 
-DirectionSpec series_at(const Scenario& s, const std::vector<LinkStep>& path, Duration t, const std::string& where) {
+DirectionSpec series_at(const Scenario& s, const std::vector<LinkStep>& path, Duration t,
+                        const std::string& where) {
   std::vector<SeriesLink> links;
   for (const LinkStep& l : path) {
     links.push_back({l.name, &l.at(t)});
@@ -70,7 +73,8 @@ DirectionSpec series_at(const Scenario& s, const std::vector<LinkStep>& path, Du
   try {
     return in_series(links);
   } catch (const std::invalid_argument& e) {
-    throw InputError(s.file, where, std::string("live mode carries each path as one emulator class: ") + e.what());
+    throw InputError(s.file, where,
+                     std::string("live mode carries each path as one emulator class: ") + e.what());
   }
 }
 
@@ -142,9 +146,9 @@ std::vector<LivePath> live_paths(const Scenario& s) {
   const std::size_t n = forward != nullptr ? forward->paths.size() : back->paths.size();
   if (forward != nullptr && back != nullptr && back->paths.size() != n) {
     throw InputError(s.file, "$.routes",
-                     "live mode carries path k of both directions in one emulator class: the routes " + a + " -> " +
-                         b + " and " + b + " -> " + a + " need as many paths (" + std::to_string(n) + " and " +
-                         std::to_string(back->paths.size()) + ")");
+                     "live mode carries path k of both directions in one emulator class: the routes " + a +
+                         " -> " + b + " and " + b + " -> " + a + " need as many paths (" + std::to_string(n) +
+                         " and " + std::to_string(back->paths.size()) + ")");
   }
   std::vector<LivePath> out(n);
   for (std::size_t k = 0; k < n; ++k) {
@@ -176,7 +180,8 @@ Profile emu_profile(const Scenario& s) {
       if (!p.phases.empty()) {
         throw InputError(s.file, "$.topology.wan[0]",
                          "live mode: write this link as between [\"" + s.topology.regions[0].name + "\", \"" +
-                             s.topology.regions[1].name + "\"] (its profile has phases, which are not flipped)");
+                             s.topology.regions[1].name +
+                             "\"] (its profile has phases, which are not flipped)");
       }
       std::swap(p.a_to_b, p.b_to_a);
     }

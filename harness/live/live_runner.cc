@@ -52,7 +52,8 @@ void check_live_paths(const Scenario& s, const std::vector<LivePath>& paths) {
   for (const LivePath& p : paths) {
     for (const auto* nodes : {&p.a_to_b, &p.b_to_a}) {
       for (std::size_t i = 0; i + 1 < nodes->size(); ++i) {
-        on_paths.insert(std::min((*nodes)[i], (*nodes)[i + 1]) + " " + std::max((*nodes)[i], (*nodes)[i + 1]));
+        on_paths.insert(std::min((*nodes)[i], (*nodes)[i + 1]) + " " +
+                        std::max((*nodes)[i], (*nodes)[i + 1]));
       }
     }
   }

@@ -69,7 +69,7 @@ const Steering::Pair* Steering::pair_of(std::uint32_t from_region, std::uint32_t
 // the one with most credit sends and pays the total, so the choices follow the weights
 // closely and evenly spaced.
 std::uint32_t Steering::spray(std::uint32_t from_region, std::uint32_t to_region,
-                                 std::vector<double>& credit) const {
+                              std::vector<double>& credit) const {
   const Pair& pair = *pair_of(from_region, to_region);
   const std::vector<double>& w = pair.weights;
   credit.resize(w.size(), 0);
@@ -114,7 +114,7 @@ bool Steering::steered(std::uint32_t from_region, std::uint32_t to_region) const
 }
 
 std::uint32_t Steering::open(std::uint32_t flow, std::uint32_t from_region, std::uint32_t to_region,
-                                std::uint64_t entropy, bool data) {
+                             std::uint64_t entropy, bool data) {
   for (Pair& p : pairs_) {
     if (p.from != from_region || p.to != to_region) {
       continue;
@@ -249,7 +249,7 @@ void Steering::close_events(Pair& pair, bool moved, Instant now) {
 }
 
 std::vector<Steering::Move> Steering::tick(Instant now,
-                                                 const std::function<QpTotals(std::uint32_t)>& totals) {
+                                           const std::function<QpTotals(std::uint32_t)>& totals) {
   std::vector<Move> moves;
   const double seconds = std::max(1e-9, static_cast<double>((now - last_tick_).count()) * 1e-9);
   result_.t_ns.push_back(ns_of(now));

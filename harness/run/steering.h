@@ -19,10 +19,10 @@ namespace gw {
 
 // What a path did over one controller interval, as measured.
 struct PathReading {
-  std::uint64_t packets = 0;    // packets its first WAN hop took in
-  double loss = 0;              // fraction of them dropped along the path
-  double utilization = 0;       // its busiest hop: bytes sent / (rate in force x interval)
-  Duration queue_delay{0};      // the backlog it holds now, each hop's at its rate
+  std::uint64_t packets = 0;          // packets its first WAN hop took in
+  double loss = 0;                    // fraction of them dropped along the path
+  double utilization = 0;             // its busiest hop: bytes sent / (rate in force x interval)
+  Duration queue_delay{0};            // the backlog it holds now, each hop's at its rate
   std::uint64_t bytes_delivered = 0;  // bytes its last WAN hop delivered
 };
 

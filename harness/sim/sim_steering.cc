@@ -4,7 +4,8 @@
 
 namespace gw {
 
-PathReading HopMeter::read(std::uint32_t from, std::uint32_t to, std::uint32_t path, Instant now, double seconds) {
+PathReading HopMeter::read(std::uint32_t from, std::uint32_t to, std::uint32_t path, Instant now,
+                           double seconds) {
   PathReading r;
   double delivered_share = 1;
   const std::vector<std::size_t> hops = net_->wan_hops(from, to, path);

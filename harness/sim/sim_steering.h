@@ -16,7 +16,8 @@ class HopMeter final : public PathMeter {
 
   // What the path's hops took in, dropped and sent over the interval, the backlog they hold
   // now, and their busiest one's utilization at its rate in force.
-  PathReading read(std::uint32_t from, std::uint32_t to, std::uint32_t path, Instant now, double seconds) override;
+  PathReading read(std::uint32_t from, std::uint32_t to, std::uint32_t path, Instant now,
+                   double seconds) override;
   // A hop shared by two pairs' paths is read by both for one interval, so the counters move on
   // only once all were read.
   void next_interval() override;

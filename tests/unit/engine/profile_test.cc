@@ -156,8 +156,9 @@ TEST(ProfileLoader, PortRangesParseAndRoundTrip) {
   const Profile again = parse(profile_to_json(p).dump());
   EXPECT_EQ(again.classes[0].match.src_ports, m.src_ports);
   for (const char* bad : {R"("9-3")", R"("1-70000")", R"("1-2-3")", R"("x")", "-1"}) {
-    const std::string text = std::string(R"({"gradwall": "profile/v1", "classes": [{"name": "c", "match": {"src_port": )") +
-                             bad + "}}]}";
+    const std::string text =
+        std::string(R"({"gradwall": "profile/v1", "classes": [{"name": "c", "match": {"src_port": )") + bad +
+        "}}]}";
     try {
       (void)parse(text);
       ADD_FAILURE() << bad << " was accepted";
