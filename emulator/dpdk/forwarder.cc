@@ -557,6 +557,7 @@ struct Lane {
       cs.duplicated = pc.duplicated;
       cs.corrupted = pc.corrupted;
       cs.marked_ce = pc.marked_ce;
+      cs.queue_bytes = c.pipeline->queue_bytes();
       snap.stats.classes.push_back(std::move(cs));
       snap.queue_bytes += c.pipeline->queue_bytes();
     }
@@ -789,7 +790,7 @@ DirectionStats final_stats(const Lane& lane) {
   for (const DirectionEngine::ClassView& c : lane.engine.classes()) {
     const PipelineCounters& pc = c.pipeline->counters();
     s.classes.push_back({c.name, pc.packets_in, pc.bytes_in, pc.delivered, pc.bytes_delivered, pc.dropped,
-                         pc.duplicated, pc.corrupted, pc.marked_ce});
+                         pc.duplicated, pc.corrupted, pc.marked_ce, c.pipeline->queue_bytes()});
   }
   return s;
 }

@@ -70,7 +70,8 @@ nlohmann::json to_json(const ClassStats& s) {
   return {{"packets_in", s.packets_in},        {"bytes_in", s.bytes_in},
           {"delivered", s.delivered},          {"bytes_delivered", s.bytes_delivered},
           {"dropped", causes_json(s.dropped)}, {"duplicated", s.duplicated},
-          {"corrupted", s.corrupted},          {"marked_ce", s.marked_ce}};
+          {"corrupted", s.corrupted},          {"marked_ce", s.marked_ce},
+          {"queue_bytes", s.queue_bytes}};
 }
 
 nlohmann::json to_json(const DirectionStats& s) {

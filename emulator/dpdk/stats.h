@@ -53,6 +53,7 @@ struct ClassStats {
   std::uint64_t duplicated = 0;
   std::uint64_t corrupted = 0;
   std::uint64_t marked_ce = 0;
+  std::uint64_t queue_bytes = 0;  // its bottleneck's backlog when published
 };
 
 struct DirectionStats {

@@ -202,6 +202,7 @@ struct EmuRequest {
   double stats_interval_s = 0;
   double capture_max_mb = 100;
   unsigned idle_sleep_us = 100;
+  unsigned publish_ms = 100;
   std::uint32_t mbufs = 0;  // 0: sized from the profile
   std::uint32_t max_frame_bytes = 2048;
   unsigned int_dscp = kIntDefaultDscp;
@@ -235,6 +236,9 @@ po::options_description emu_options(EmuRequest& r) {
       "write the counters to FILE as JSON at exit (and every --stats-interval)")(
       "stats-interval", po::value<double>(&r.stats_interval_s),
       "every S seconds: rewrite --stats-json with the live counters and print a line on stderr")(
+      "publish-ms", po::value<unsigned>(&r.publish_ms)->default_value(r.publish_ms),
+      "how often (ms, 10-1000) the lanes publish their counters to --stats-json, --metrics and --control's "
+      "GET /stats")(
       "metrics", po::value<std::string>(&r.metrics),
       "serve Prometheus metrics on PORT (loopback) or IPV4:PORT (e.g. 9464, 127.0.0.1:9464; port 0 = "
       "any free)")("capture", po::value<std::string>(&r.capture_dir),
@@ -340,6 +344,9 @@ std::optional<EmuRequest> parse_request(const Args& args) {
     throw InputError("--stats-interval", "",
                      "must be seconds in [0.1, 86400], got " + std::to_string(r.stats_interval_s));
   }
+  if (r.publish_ms < 10 || r.publish_ms > 1000) {
+    throw InputError("--publish-ms", "", "must be in [10, 1000], got " + std::to_string(r.publish_ms));
+  }
   if (vm.count("rt-priority") && (r.rt_priority < 1 || r.rt_priority > 99)) {
     throw InputError("--rt-priority", "", "must be in [1, 99], got " + std::to_string(r.rt_priority));
   }
@@ -356,6 +363,7 @@ ForwarderOptions forwarder_options(const EmuRequest& r) {
   fo.duration = seconds_option(r.duration_s, "duration");
   fo.drain = seconds_option(r.drain_s, "drain");
   fo.idle_sleep = r.busy_poll ? Duration{0} : Duration{std::chrono::microseconds(r.idle_sleep_us)};
+  fo.publish_interval = Duration{std::chrono::milliseconds(r.publish_ms)};
   return fo;
 }
 

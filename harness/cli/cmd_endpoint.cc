@@ -28,6 +28,7 @@
 #include "harness/live/endpoints/ibverbs_devices.h"
 #include "harness/live/endpoints/line_channel.h"
 #include "harness/live/endpoints/udp_endpoint.h"
+#include "harness/live/live_profile.h"
 #include "harness/run/scenario.h"
 
 namespace gw {
@@ -111,6 +112,7 @@ nlohmann::json stats_json(const Endpoint& ep, std::uint32_t side, bool final) {
   for (const typename Endpoint::QpView& q : ep.queue_pairs()) {
     qps.push_back({{"qp", q.qp},
                    {"sending", q.sending},
+                   {"path", q.path},
                    {"peer", q.peer},
                    {"srtt_ns", q.pair->srtt().count()},
                    {"cwnd_bytes", q.pair->congestion_control().cwnd_bytes()},
@@ -361,6 +363,7 @@ int serve_udp(const EndpointRequest& r, const Scenario& scenario, LineChannel& c
   cfg.cc_context.line_rate_bps = scenario.topology.regions[r.side].nic_rate.bps;
   cfg.bind_address = r.address;
   cfg.epoch_monotonic_ns = rt.epoch_ns();
+  cfg.paths = static_cast<std::uint32_t>(live_paths(scenario).size());  // a socket per path
   UdpEndpoint ep(cfg);
   return serve(ep, ch, rt, r.side, scenario.interval);
 }

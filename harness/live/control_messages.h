@@ -1,7 +1,8 @@
 // The control protocol between a live run's coordinator (live_coordinator.h) and its endpoints
 // (`gradwall endpoint`, `gradwall endpoint-tcp`; endpoint_loop.h): one JSON object per line on
 // a filesystem-path unix socket (harness/live/endpoints/line_channel.h), its kind in "t".
-//   coordinator -> endpoint  Start (the run's epoch), Send (a message to post), Stop
+//   coordinator -> endpoint  Start (the run's epoch), Send (a message to post), Path (a QP
+//                            moves to another path), Stop
 //   endpoint -> coordinator  Hello (side, pid), Ready (its UDP or TCP port), Delivered (a
 //                            message arrived whole), stats (free-form: the endpoint's counters
 //                            and queue pairs, every series interval and last; only the last,
@@ -62,7 +63,8 @@ inline std::optional<Ready> parse_ready(const nlohmann::json& m) {
 
 // Post message `msg` of `bytes` on sending QP `qp` toward `peer` (an IPv4 address). `cc` and
 // `cc_params`, when set, are the controller the QP opens with instead of the endpoint's (a
-// scenario flow's own; sent with the flow's first message, ignored once the QP is open).
+// scenario flow's own; sent with the flow's first message, ignored once the QP is open);
+// `path`, when not -1, the path it opens on (docs/steering.md "Live").
 struct Send {
   std::uint32_t qp = 0;
   std::string peer;
@@ -70,8 +72,12 @@ struct Send {
   std::uint64_t bytes = 0;
   std::string cc;
   cc::CcParams cc_params;
+  std::int32_t path = -1;
   nlohmann::json to_json() const {
     nlohmann::json j = {{"t", "send"}, {"qp", qp}, {"peer", peer}, {"msg", msg}, {"bytes", bytes}};
+    if (path >= 0) {
+      j["path"] = path;
+    }
     if (!cc.empty()) {
       j["cc"] = cc;
     }
@@ -90,11 +96,28 @@ inline std::optional<Send> parse_send(const nlohmann::json& m) {
          m.at("msg").get<std::uint64_t>(),
          m.at("bytes").get<std::uint64_t>(),
          m.value("cc", ""),
-         {}};
+         {},
+         m.value("path", std::int32_t{-1})};
   if (m.contains("cc_params")) {
     s.cc_params = m.at("cc_params").get<cc::CcParams>();
   }
   return s;
+}
+
+// The path controller moved sending QP `qp` to path `path`; its packets on the old path lag the
+// new one's by about `lag_ns` (QueuePair::path_changed).
+struct Path {
+  std::uint32_t qp = 0;
+  std::int32_t path = 0;
+  std::int64_t lag_ns = 0;
+  nlohmann::json to_json() const { return {{"t", "path"}, {"qp", qp}, {"path", path}, {"lag_ns", lag_ns}}; }
+};
+inline std::optional<Path> parse_path(const nlohmann::json& m) {
+  if (kind_of(m) != "path") {
+    return std::nullopt;
+  }
+  return Path{m.at("qp").get<std::uint32_t>(), m.at("path").get<std::int32_t>(),
+              m.value("lag_ns", std::int64_t{0})};
 }
 
 struct Stop {

@@ -51,7 +51,15 @@ int serve_endpoint(Endpoint& ep, endpoints::LineChannel& ch, const endpoints::Ru
         if (!send->cc.empty()) {
           ep.set_controller(send->qp, send->cc, send->cc_params);
         }
-        ep.post(send->qp, send->peer, send->msg, send->bytes, now);
+        if constexpr (requires { ep.move(send->qp, send->path, Duration{0}, now); }) {
+          ep.post(send->qp, send->peer, send->msg, send->bytes, now, send->path);
+        } else {  // a kernel TCP baseline: no paths (check_live_scenario)
+          ep.post(send->qp, send->peer, send->msg, send->bytes, now);
+        }
+      } else if (const std::optional<control::Path> path = control::parse_path(m)) {
+        if constexpr (requires { ep.move(path->qp, path->path, Duration{0}, now); }) {
+          (void)ep.move(path->qp, path->path, Duration{path->lag_ns}, now);
+        }
       } else if (control::is_stop(m)) {
         stopping = true;
       }

@@ -3,6 +3,8 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+
 #include "core/errors.h"
 #include "core/paths.h"
 #include "core/rng.h"
@@ -92,7 +94,7 @@ std::unique_ptr<Child> EmulatorLauncher::start() {
   const std::string n = stats_files_.empty() ? "" : "-" + std::to_string(stats_files_.size() + 1);
   stats_files_.push_back(c_->work / ("emu-stats" + n + ".json"));
   out_file_ = c_->work / ("emu" + n + ".out");
-  const std::vector<std::string> argv{
+  std::vector<std::string> argv{
       "nice",
       "-n",
       kPriority,
@@ -113,6 +115,11 @@ std::unique_ptr<Child> EmulatorLauncher::start() {
       floating_lcore(),
       "--vdev=net_af_packet0,iface=" + c_->sides[0].port + ",framecnt=" + kRingFrames,
       "--vdev=net_af_packet1,iface=" + c_->sides[1].port + ",framecnt=" + kRingFrames};
+  if (control_port_ != 0) {
+    const auto eal = std::find(argv.begin(), argv.end(), "--");
+    argv.insert(eal, {"--control", "127.0.0.1:" + std::to_string(control_port_), "--control-token-file",
+                      token_file_.string(), "--publish-ms", "20"});
+  }
   return std::make_unique<Child>("emu", argv, out_file_.string(), (c_->work / ("emu" + n + ".err")).string());
 }
 

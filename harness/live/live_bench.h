@@ -47,6 +47,12 @@ class EmulatorLauncher {
       : c_(&c), profile_file_(std::move(profile_file)), dpdk_prefix_(std::move(dpdk_prefix)) {}
 
   std::unique_ptr<Child> start();
+  // Path steering reads the emulator's counters at run time: its control endpoint on
+  // 127.0.0.1:`port` with the token in `token_file`, counters published every 20 ms.
+  void serve_control(std::uint16_t port, std::filesystem::path token_file) {
+    control_port_ = port;
+    token_file_ = std::move(token_file);
+  }
   const std::vector<std::filesystem::path>& stats_files() const { return stats_files_; }
   const std::filesystem::path& out_file() const { return out_file_; }
 
@@ -54,6 +60,8 @@ class EmulatorLauncher {
   const LiveContext* c_;
   std::filesystem::path profile_file_;
   std::string dpdk_prefix_;
+  std::uint16_t control_port_ = 0;  // 0: no control endpoint
+  std::filesystem::path token_file_;
   std::vector<std::filesystem::path> stats_files_;
   std::filesystem::path out_file_;
 };

@@ -165,7 +165,8 @@ endpoints::RunTime start_endpoints_clock(const LiveContext& c, Teardown& td,
 
 RealTimeRun::RealTimeRun(const LiveContext& c, Teardown& td, EmulatorLauncher& emu,
                          std::array<std::unique_ptr<LineChannel>, 2>& ch, const endpoints::RunTime& rt,
-                         const Profile& profile, std::vector<std::string>& faults)
+                         const Profile& profile, std::optional<EmuControl> emu_control,
+                         std::vector<std::string>& faults)
     : c_(c),
       td_(td),
       emu_(emu),
@@ -173,7 +174,9 @@ RealTimeRun::RealTimeRun(const LiveContext& c, Teardown& td, EmulatorLauncher& e
       rt_(rt),
       faults_(faults),
       placement_(placement_of(c.scenario)),
-      coord_(placement_, {ch[0].get(), ch[1].get()}, c.sides),
+      steering_(c.scenario),
+      emu_control_(std::move(emu_control)),
+      coord_(placement_, {ch[0].get(), ch[1].get()}, c.sides, &steering_),
       driver_(loop_, coord_, placement_, iteration_plans(c.scenario.workload),
               link_model(c.scenario, profile), c.scenario.workload.nccl),
       flows_(loop_, c.scenario, c.regions,
@@ -288,6 +291,9 @@ Instant RealTimeRun::run() {
       rt_.now());  // the run starts now, not at the epoch: the endpoints took a while to get ready
   driver_.start(loop_.now());
   flows_.start(loop_.now());
+  if (steering_.active() && emu_control_) {
+    next_steer_ = loop_.now() + steering_.interval();
+  }
   while (flows_only || !driver_.settled()) {
     const Instant now = std::max(rt_.now(), loop_.now());
     if (now > limit) {
@@ -308,7 +314,8 @@ Instant RealTimeRun::run() {
       break;
     }
     probe_restarted_emulator();
-    const Instant next = loop_.next_event_time();
+    steer(now);
+    const Instant next = std::min(loop_.next_event_time(), next_steer_);
     const std::int64_t wait_ms =
         next == kNever ? 10 : std::clamp<std::int64_t>((ns_of(next) - ns_of(rt_.now())) / 1'000'000, 0, 10);
     std::array<pollfd, 2> fds{pollfd{ch_[0]->fd(), POLLIN, 0}, pollfd{ch_[1]->fd(), POLLIN, 0}};
@@ -328,6 +335,27 @@ Instant RealTimeRun::run() {
                       seconds(c_.scenario.workload.duration) + ")");
   }
   return stop;
+}
+
+void RealTimeRun::steer(Instant now) {
+  if (now < next_steer_) {
+    return;
+  }
+  next_steer_ = std::max(next_steer_ + steering_.interval(), now + Duration{1'000'000});
+  nlohmann::json counters;
+  try {
+    counters = emu_control_->stats();
+  } catch (const EnvironmentError& e) {
+    if (!restart_ && !steer_failed_) {  // a restarting emulator is a fault of its own; one fault is enough
+      steer_failed_ = true;
+      faults_.push_back(std::string("path steering: ") + e.what() + " " + seconds(now - kEpoch) +
+                        " into the run");
+    }
+    return;
+  }
+  for (const LiveSteering::Move& m : steering_.tick(now, std::move(counters), stats_)) {
+    ch_[m.side]->send(control::Path{m.qp, m.path, ns_of(m.lag)}.to_json());
+  }
 }
 
 // "stop" to the endpoints still alive, their final stats, and their exit.

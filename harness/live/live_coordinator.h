@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -21,6 +22,7 @@
 #include "emulator/engine/spec.h"
 #include "generators/collectives/collective.h"
 #include "harness/live/control_messages.h"
+#include "harness/live/emu_control.h"
 #include "harness/live/endpoints/clock.h"
 #include "harness/live/endpoints/line_channel.h"
 #include "harness/live/link_watch.h"
@@ -28,6 +30,7 @@
 #include "harness/live/live_context.h"
 #include "harness/live/live_flows.h"
 #include "harness/live/live_series.h"
+#include "harness/live/live_steering.h"
 #include "harness/run/collective_driver.h"
 #include "harness/run/queue_pairs.h"
 
@@ -35,9 +38,13 @@ namespace gw {
 
 class Coordinator final : public MessageService {
  public:
+  // `steering` (never null) gives each QP that opens toward the other side its path.
   Coordinator(coll::Placement placement, std::vector<endpoints::LineChannel*> channels,
-              std::array<LiveSide, 2> sides)
-      : placement_(std::move(placement)), channels_(std::move(channels)), sides_(std::move(sides)) {}
+              std::array<LiveSide, 2> sides, LiveSteering* steering)
+      : placement_(std::move(placement)),
+        channels_(std::move(channels)),
+        sides_(std::move(sides)),
+        steering_(steering) {}
 
   std::uint64_t send(std::uint32_t src, std::uint32_t dst, std::uint32_t channel, std::uint64_t bytes,
                      Traffic traffic, Instant now) override {
@@ -58,7 +65,12 @@ class Coordinator final : public MessageService {
   // and `params` (when set) the controller the QP opens with (a flow's own).
   void post(std::uint32_t side, std::uint32_t qp, std::uint32_t peer_side, std::uint64_t msg,
             std::uint64_t bytes, const std::string& cc, const cc::CcParams& params) {
-    channels_[side]->send(control::Send{qp, sides_[peer_side].address, msg, bytes, cc, params}.to_json());
+    std::int32_t path = -1;
+    if (side != peer_side && opened_.insert({side, qp}).second) {
+      path = steering_->open(side, qp, qp < kFirstControlQp);
+    }
+    channels_[side]->send(
+        control::Send{qp, sides_[peer_side].address, msg, bytes, cc, params, path}.to_json());
   }
   std::size_t connections() const { return connection_of_.size(); }
 
@@ -66,7 +78,9 @@ class Coordinator final : public MessageService {
   coll::Placement placement_;
   std::vector<endpoints::LineChannel*> channels_;
   std::array<LiveSide, 2> sides_;
+  LiveSteering* steering_;
   std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>, std::uint32_t> connection_of_;
+  std::set<std::pair<std::uint32_t, std::uint32_t>> opened_;  // (side, qp) posted on so far
   std::uint64_t next_message_ = 0;
 };
 
@@ -85,9 +99,11 @@ endpoints::RunTime start_endpoints_clock(const LiveContext& c, Teardown& td,
 // watched (an emulator that dies is restarted, up to options.emu_restarts times).
 class RealTimeRun {
  public:
+  // `emu_control`: the emulator's control endpoint, for path steering (nullopt without).
   RealTimeRun(const LiveContext& c, Teardown& td, EmulatorLauncher& emu,
               std::array<std::unique_ptr<endpoints::LineChannel>, 2>& ch, const endpoints::RunTime& rt,
-              const Profile& profile, std::vector<std::string>& faults);
+              const Profile& profile, std::optional<EmuControl> emu_control,
+              std::vector<std::string>& faults);
 
   // Until the work is done (a "flows" workload: workload.duration), the limit, an interrupt or
   // a process lost; returns when it stopped.
@@ -99,6 +115,7 @@ class RealTimeRun {
   const LiveFlows& flows() const { return flows_; }
   const Coordinator& coordinator() const { return coord_; }
   const LiveSeries& series() const { return series_; }
+  const LiveSteering& steering() const { return steering_; }
   const std::array<nlohmann::json, 2>& stats() const { return stats_; }
 
  private:
@@ -109,6 +126,9 @@ class RealTimeRun {
   void absorb(std::uint32_t side, std::vector<nlohmann::json> msgs);
   bool endpoints_lost(Instant now);
   bool emulator_lost(Instant now);
+  // The path controllers' interval, when one ended: the emulator's counters read, the moves
+  // sent to the endpoints.
+  void steer(Instant now);
   void probe_restarted_emulator();
 
   struct Restart {
@@ -125,6 +145,10 @@ class RealTimeRun {
   std::vector<std::string>& faults_;
   EventLoop loop_;
   coll::Placement placement_;
+  LiveSteering steering_;
+  std::optional<EmuControl> emu_control_;  // when steering
+  Instant next_steer_ = kNever;
+  bool steer_failed_ = false;  // a GET /stats failed (reported once)
   Coordinator coord_;
   CollectiveDriver driver_;
   LiveFlows flows_;

@@ -12,11 +12,14 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <random>
 #include <set>
+#include <sstream>
 
 #include "core/errors.h"
 #include "emulator/engine/profile_writer.h"
 #include "emulator/fabric/path_ports.h"
+#include "harness/live/emu_control.h"
 #include "harness/live/live_accounting.h"
 #include "harness/live/live_bench.h"
 #include "harness/live/live_context.h"
@@ -99,6 +102,10 @@ void check_live_scenario(const Scenario& s) {
     throw InputError(s.file, "$.topology.wan",
                      "live mode needs exactly one WAN link (the emulator between the two sides), got " +
                          std::to_string(s.topology.wan.size()));
+  }
+  if (!paths.empty() && s.controller.spray) {
+    throw InputError(s.file, "$.controller.spray",
+                     "per-packet spraying runs in the simulator only; live mode steers each queue pair");
   }
   (void)emu_profile(s);  // the paths' links compose (InputError otherwise)
   std::size_t flows = 0;
@@ -188,7 +195,35 @@ LiveContext context_of(const Scenario& scenario, const LiveOptions& options) {
   c.self = fs::read_symlink("/proc/self/exe").string();
   c.scenario_file = fs::absolute(scenario.file).string();
   c.tcp = !options.tcp_cc.empty();
+  if (c.tcp && !live_paths(scenario).empty()) {
+    throw InputError(scenario.file, "$.routes",
+                     "kernel TCP baselines do not steer paths (the kernel picks their source ports); run "
+                     "this scenario's paths with gradwall's endpoints");
+  }
   return c;
+}
+
+// With several paths, the path controller reads the emulator's counters at run time: its
+// control endpoint on a free loopback port, a random token in a file only root reads.
+std::optional<EmuControl> steering_control(const LiveContext& c, EmulatorLauncher& emu) {
+  if (live_paths(c.scenario).empty()) {
+    return std::nullopt;
+  }
+  std::random_device urandom;  // the kernel's entropy, not the run's seeded draws
+  std::ostringstream token;
+  token << std::hex;
+  for (int i = 0; i < 4; ++i) {
+    token << urandom();
+  }
+  const fs::path file = c.work / "emu-control-token";
+  {
+    std::ofstream out(file);
+    out << token.str() << "\n";
+  }
+  fs::permissions(file, fs::perms::owner_read | fs::perms::owner_write, fs::perm_options::replace);
+  const std::uint16_t port = EmuControl::free_port();
+  emu.serve_control(port, file);
+  return EmuControl(port, token.str());
 }
 
 }  // namespace
@@ -209,6 +244,7 @@ LiveRun run_live(const Scenario& scenario, const LiveOptions& options) {
   const nlohmann::json hosts_before = c.ports ? nlohmann::json::object() : read_host_counters();
   td.dpdk_prefix = "gw-live-" + std::to_string(getpid());
   EmulatorLauncher emu(c, profile_file, td.dpdk_prefix);
+  const std::optional<EmuControl> emu_control = steering_control(c, emu);
   td.emu = emu.start();
   std::cerr << "live: emu started (pid " << td.emu->pid() << "), profile " << profile_file.string() << "\n";
   const std::int64_t ready_by = endpoints::monotonic_ns() + options.start_timeout.count();
@@ -218,7 +254,7 @@ LiveRun run_live(const Scenario& scenario, const LiveOptions& options) {
   std::array<std::unique_ptr<LineChannel>, 2> ch = connect_endpoints(c, td, ready_by);
   const endpoints::RunTime rt = start_endpoints_clock(c, td, ch);
 
-  RealTimeRun real_time(c, td, emu, ch, rt, profile, run.faults);
+  RealTimeRun real_time(c, td, emu, ch, rt, profile, emu_control, run.faults);
   const CpuTimes cpu_at_start = cpu_times();
   const Instant stop = real_time.run();
   const CpuTimes cpu_at_stop = cpu_times();
@@ -243,6 +279,9 @@ LiveRun run_live(const Scenario& scenario, const LiveOptions& options) {
   fill_counters(stats, emu_stats, host_delta, c.regions, c.tcp, !c.ports, emulator_died, r);
   real_time.flows().add_results(stats, stop, r);
   summarize_flows(r);
+  if (real_time.steering().active()) {
+    r.steering = real_time.steering().result();
+  }
   run.live = {{"bench", options.bench},
               {"work_dir", c.work.string()},
               {"clock",

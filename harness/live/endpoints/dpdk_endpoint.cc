@@ -20,6 +20,7 @@
 #include <stdexcept>
 
 #include "core/errors.h"
+#include "emulator/fabric/path_ports.h"
 #include "generators/transport/rocev2.h"
 #include "harness/live/endpoints/clock.h"
 #include "harness/live/endpoints/wire.h"
@@ -178,7 +179,7 @@ std::vector<DpdkEndpoint::Neighbour> DpdkEndpoint::neighbours() const {
 }
 
 void DpdkEndpoint::post(std::uint32_t qp, const std::string& peer, std::uint64_t msg_id, std::uint64_t bytes,
-                        Instant now) {
+                        Instant now, std::int32_t path) {
   QpDriver::require_sending_qp(qp);
   const std::uint32_t to = parse_ip(peer);
   if (const PeerAddress* open = driver_.peer(qp); open != nullptr) {
@@ -191,7 +192,7 @@ void DpdkEndpoint::post(std::uint32_t qp, const std::string& peer, std::uint64_t
                            ": not in the kernel's neighbour table and no answer to ARP within " +
                            std::to_string(cfg_.arp_timeout.count() / 1'000'000) + " ms");
   }
-  driver_.post(qp, PeerAddress{to, htons(transport::kRoceUdpPort)}, msg_id, bytes, now);
+  driver_.post(qp, PeerAddress{to, htons(transport::kRoceUdpPort)}, msg_id, bytes, now, path);
 }
 
 bool DpdkEndpoint::resolve(std::uint32_t ip) {
@@ -268,11 +269,11 @@ void DpdkEndpoint::receive_all(Instant now) {
   // Only those queued before this call: what they trigger (an ACK, more data) waits for the
   // next poll, so one call cannot ping-pong between two local QPs for ever.
   for (std::size_t queued = local_.size(); queued > 0 && !local_.empty(); --queued) {
-    auto [payload, tos] = std::move(local_.front());
+    auto [payload, tos, path] = std::move(local_.front());
     local_.pop_front();
     ++counters_.local_datagrams_received;
     const Instant arrival = std::max(now, at_ns(monotonic_ns() - cfg_.epoch_monotonic_ns));
-    on_datagram(payload, ip_, tos, arrival);
+    on_datagram(payload, ip_, tos, arrival, path);
   }
   std::array<rte_mbuf*, kBurst> bufs{};
   for (int round = 0; round < 64; ++round) {  // bounded: a flood must not starve the sending side
@@ -357,17 +358,20 @@ void DpdkEndpoint::on_frame(const std::uint8_t* frame, std::size_t size, Instant
     std::memcpy(n.mac.data(), eth.src_addr.addr_bytes, n.mac.size());
     n.source = "frame";
   }
+  const std::uint16_t src_port = rte_be_to_cpu_16(udp.src_port);
   on_datagram({frame + sizeof eth + ihl + sizeof udp, udp_len - sizeof udp}, ip.src_addr, ip.type_of_service,
-              now);
+              now,
+              src_port >= fabric::kPathPortBase ? static_cast<std::int32_t>(fabric::path_of_port(src_port))
+                                                : kNoPath);
 }
 
 void DpdkEndpoint::on_datagram(std::span<const std::uint8_t> data, std::uint32_t from_ip, std::uint8_t tos,
-                               Instant now) {
+                               Instant now, std::int32_t path) {
   (void)driver_.on_datagram(data, tos, PeerAddress{from_ip, htons(transport::kRoceUdpPort)}, from_ip != ip_,
-                            now);
+                            now, path);
 }
 
-void DpdkEndpoint::transmit(const transport::Segment& s, const PeerAddress& to) {
+void DpdkEndpoint::transmit(const transport::Segment& s, const PeerAddress& to, std::int32_t path) {
   const std::uint32_t to_ip = to.ip;
   const std::size_t size = encode_segment(s, scratch_);
   if (size == 0) {
@@ -377,7 +381,7 @@ void DpdkEndpoint::transmit(const transport::Segment& s, const PeerAddress& to) 
   EndpointCounters& c = counters_.endpoint;
   if (to_ip == ip_) {
     local_.emplace_back(
-        std::vector<std::uint8_t>(scratch_.begin(), scratch_.begin() + static_cast<long>(size)), tos);
+        std::vector<std::uint8_t>(scratch_.begin(), scratch_.begin() + static_cast<long>(size)), tos, path);
     ++counters_.local_datagrams_sent;
     ++c.datagrams_sent;
     c.bytes_sent += size;
@@ -414,7 +418,10 @@ void DpdkEndpoint::transmit(const transport::Segment& s, const PeerAddress& to) 
   ip->src_addr = ip_;
   ip->dst_addr = to_ip;
   auto* udp = reinterpret_cast<rte_udp_hdr*>(ip + 1);
-  udp->src_port = rte_cpu_to_be_16(transport::kRoceUdpPort);
+  // The path's port (RoCE v2 puts a QP's entropy in the source port), else RoCE's own.
+  udp->src_port =
+      rte_cpu_to_be_16(path == kNoPath ? transport::kRoceUdpPort
+                                       : fabric::path_port(static_cast<std::uint32_t>(path), s.src_qp));
   udp->dst_port = rte_cpu_to_be_16(transport::kRoceUdpPort);
   udp->dgram_len = rte_cpu_to_be_16(static_cast<std::uint16_t>(sizeof(rte_udp_hdr) + size));
   udp->dgram_cksum = 0;

@@ -47,6 +47,7 @@
 #include <map>
 #include <span>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -123,8 +124,12 @@ class DpdkEndpoint : private SegmentWire {
 
   // As UdpEndpoint::post. A peer not yet resolved is resolved here (neighbour table, else ARP,
   // see above); throws EnvironmentError when it cannot be within arp_timeout.
-  void post(std::uint32_t qp, const std::string& peer, std::uint64_t msg_id, std::uint64_t bytes,
-            Instant now);
+  void post(std::uint32_t qp, const std::string& peer, std::uint64_t msg_id, std::uint64_t bytes, Instant now,
+            std::int32_t path = kNoPath);
+  // As UdpEndpoint::move: the path is the frames' UDP source port (path_port(path, qp)).
+  bool move(std::uint32_t qp, std::int32_t path, Duration lag, Instant now) {
+    return driver_.move(qp, path, lag, now);
+  }
   // As UdpEndpoint::set_controller.
   void set_controller(std::uint32_t qp, std::string cc, cc::CcParams params) {
     driver_.set_controller(qp, std::move(cc), std::move(params));
@@ -159,10 +164,11 @@ class DpdkEndpoint : private SegmentWire {
  private:
   void receive_all(Instant now);
   void on_frame(const std::uint8_t* frame, std::size_t size, Instant now);
-  void on_datagram(std::span<const std::uint8_t> data, std::uint32_t from_ip, std::uint8_t tos, Instant now);
+  void on_datagram(std::span<const std::uint8_t> data, std::uint32_t from_ip, std::uint8_t tos, Instant now,
+                   std::int32_t path);
   // SegmentWire: builds the frame into an mbuf for the next tx burst (flush() when the burst is
   // full), or queues it in local_ when it is to our own address.
-  void transmit(const transport::Segment& s, const PeerAddress& to) override;
+  void transmit(const transport::Segment& s, const PeerAddress& to, std::int32_t path) override;
   void flush() override;
   bool resolve(std::uint32_t ip);
   void send_arp_request(std::uint32_t ip);
@@ -179,9 +185,10 @@ class DpdkEndpoint : private SegmentWire {
   };
   std::map<std::uint32_t, Learned> neighbours_;  // IPv4 (network order) -> MAC
   DpdkCounters counters_;
-  std::vector<std::uint8_t> scratch_;                                     // one encoded UDP payload
-  std::vector<rte_mbuf*> tx_;                                             // frames waiting for flush()
-  std::deque<std::pair<std::vector<std::uint8_t>, std::uint8_t>> local_;  // (payload, tos) to ourselves
+  std::vector<std::uint8_t> scratch_;  // one encoded UDP payload
+  std::vector<rte_mbuf*> tx_;          // frames waiting for flush()
+  std::deque<std::tuple<std::vector<std::uint8_t>, std::uint8_t, std::int32_t>>
+      local_;  // (payload, tos, path) to ourselves
   QpDriver driver_;
 };
 

@@ -44,7 +44,7 @@ const PeerAddress* QpDriver::peer(std::uint32_t qp) const {
   return it == slots_.end() ? nullptr : &it->second.peer;
 }
 
-QpDriver::Slot& QpDriver::open(std::uint32_t qp, const PeerAddress& peer, bool sending) {
+QpDriver::Slot& QpDriver::open(std::uint32_t qp, const PeerAddress& peer, bool sending, std::int32_t path) {
   Slot slot;
   cc::CcContext ctx = settings_.cc_context;
   ctx.mss_bytes = settings_.transport.mtu_bytes;
@@ -57,6 +57,7 @@ QpDriver::Slot& QpDriver::open(std::uint32_t qp, const PeerAddress& peer, bool s
                                                    cc::make_congestion_control(name, ctx, params));
   slot.peer = peer;
   slot.sending = sending;
+  slot.path = path;
   Lane& l = lane(slot);
   slot.turn = l.scheduler.add();
   l.qp_of.push_back(qp);
@@ -69,12 +70,25 @@ void QpDriver::set_controller(std::uint32_t qp, std::string cc, cc::CcParams par
 }
 
 void QpDriver::post(std::uint32_t qp, const PeerAddress& to, std::uint64_t msg_id, std::uint64_t bytes,
-                    Instant now) {
+                    Instant now, std::int32_t path) {
   auto it = slots_.find(qp);
-  Slot& slot = it == slots_.end() ? open(qp, to, true) : it->second;
+  Slot& slot = it == slots_.end() ? open(qp, to, true, path) : it->second;
   slot.last_now = std::max(slot.last_now, now);
   slot.qp->post_message(slot.last_now, msg_id, bytes);
   touch(slot, now);
+}
+
+bool QpDriver::move(std::uint32_t qp, std::int32_t path, Duration lag, Instant now) {
+  const auto it = slots_.find(qp);
+  if (it == slots_.end() || !it->second.sending) {
+    return false;
+  }
+  Slot& slot = it->second;
+  slot.path = path;
+  slot.last_now = std::max(slot.last_now, now);
+  slot.qp->path_changed(slot.last_now, lag);
+  touch(slot, now);
+  return true;
 }
 
 void QpDriver::touch(Slot& slot, Instant now) {
@@ -91,7 +105,8 @@ void QpDriver::collect(Slot& slot, std::uint32_t qp) {
 }
 
 std::optional<Duration> QpDriver::on_datagram(std::span<const std::uint8_t> data, std::uint8_t tos,
-                                              const PeerAddress& from, bool remote, Instant now) {
+                                              const PeerAddress& from, bool remote, Instant now,
+                                              std::int32_t path) {
   ++counters_.datagrams_received;
   counters_.bytes_received += data.size();
   const auto ecn = static_cast<transport::Ecn>(tos & 0x3);
@@ -105,11 +120,14 @@ std::optional<Duration> QpDriver::on_datagram(std::span<const std::uint8_t> data
   if (it != slots_.end()) {
     slot = &it->second;
   } else if (s->kind == transport::SegmentKind::kData && s->dst_qp % 2 == 1) {
-    slot = &open(s->dst_qp, from, false);  // replies go back where the data came from
+    slot = &open(s->dst_qp, from, false, path);  // replies go back where the data came from
     ++counters_.receiving_qps_opened;
   } else {
     ++counters_.unknown_qp;
     return std::nullopt;
+  }
+  if (!slot->sending && s->kind == transport::SegmentKind::kData) {
+    slot->path = path;  // a receiver answers on the path its sender is on now
   }
   s->src_qp = slot->qp->remote_qp();
   if (slot->sending && lane(*slot).scheduler.due(slot->turn) <= now) {
@@ -172,7 +190,7 @@ int QpDriver::emit(Slot& slot, std::uint32_t qp, Instant now) {
     slot.last_now = t;
     if (s) {
       ++emitted;
-      wire_.transmit(*s, slot.peer);
+      wire_.transmit(*s, slot.peer, slot.path);
     }
     const Instant next = slot.qp->next_wakeup();
     if (next > now || (next <= t && !s)) {
@@ -193,7 +211,7 @@ std::vector<Delivery> QpDriver::take_deliveries() {
 std::vector<QpView> QpDriver::queue_pairs() const {
   std::vector<QpView> out;
   for (const auto& [qp, slot] : slots_) {
-    out.push_back(QpView{qp, slot.sending, peer_text(slot.peer), slot.qp.get()});
+    out.push_back(QpView{qp, slot.sending, peer_text(slot.peer), slot.path, slot.qp.get()});
   }
   return out;
 }

@@ -58,11 +58,17 @@ struct PeerAddress {
 // "a.b.c.d:port".
 std::string peer_text(const PeerAddress& peer);
 
+// A QP's path between two regions with several (docs/steering.md): it names the UDP source
+// port its segments leave from (emulator/fabric/path_ports.h). kNoPath: the endpoint's own
+// port, as without steering.
+inline constexpr std::int32_t kNoPath = -1;
+
 // One QP of an endpoint, for reports.
 struct QpView {
   std::uint32_t qp = 0;
   bool sending = false;
   std::string peer;
+  std::int32_t path = kNoPath;
   const transport::QueuePair* pair = nullptr;
 };
 
@@ -78,8 +84,9 @@ struct QpSettings {
 class SegmentWire {
  public:
   virtual ~SegmentWire() = default;
-  // Sends `s` (encoded as wire.h's UDP payload) to `to`, now or queued for flush().
-  virtual void transmit(const transport::Segment& s, const PeerAddress& to) = 0;
+  // Sends `s` (encoded as wire.h's UDP payload) to `to` from the source port of path `path`
+  // (or kNoPath), now or queued for flush().
+  virtual void transmit(const transport::Segment& s, const PeerAddress& to, std::int32_t path) = 0;
   // Sends what transmit() queued. Called at the end of every QpDriver::send_due.
   virtual void flush() = 0;
 };
@@ -98,16 +105,23 @@ class QpDriver {
   // The sending QP `qp`, when it opens, runs `cc` with `params` (generators/cc registry)
   // instead of the endpoint's controller: a scenario flow's own. No effect on an open QP.
   void set_controller(std::uint32_t qp, std::string cc, cc::CcParams params);
-  // Posts a message of `bytes` on the sending QP `qp` (even), opened toward `to` on first use.
-  // The caller has checked that an open QP is open toward `to`.
-  void post(std::uint32_t qp, const PeerAddress& to, std::uint64_t msg_id, std::uint64_t bytes, Instant now);
+  // Posts a message of `bytes` on the sending QP `qp` (even), opened toward `to` on first use,
+  // on path `path` (kNoPath: none; ignored once the QP is open). The caller has checked that
+  // an open QP is open toward `to`.
+  void post(std::uint32_t qp, const PeerAddress& to, std::uint64_t msg_id, std::uint64_t bytes, Instant now,
+            std::int32_t path = kNoPath);
+  // The sending QP `qp` moves to path `path`; its segments on the old path lag the new one's by
+  // about `lag` (QueuePair::path_changed). False when `qp` is not an open sending QP.
+  bool move(std::uint32_t qp, std::int32_t path, Duration lag, Instant now);
 
   // Decodes one arriving UDP payload (`tos`: its IPv4 TOS byte, for the ECN codepoint) from
   // `from` and feeds it to its QP. `now` is the arrival time; `remote`: `from` is another
-  // address than the endpoint's own (one_way_delay_remote_us). Returns the one-way delay of a
+  // address than the endpoint's own (one_way_delay_remote_us); `path`: the path its source
+  // port names (or kNoPath), which a receiving QP answers on. Returns the one-way delay of a
   // data segment a QP took (sender timestamp to `now`) when it is not negative.
   std::optional<Duration> on_datagram(std::span<const std::uint8_t> data, std::uint8_t tos,
-                                      const PeerAddress& from, bool remote, Instant now);
+                                      const PeerAddress& from, bool remote, Instant now,
+                                      std::int32_t path = kNoPath);
   // Gives each due QP its turn (harness/run/qp_scheduler.h: once per call, in the order they
   // became due; the receiving halves first, and only those if `receivers_only`), sends what
   // they emit, then flushes the wire; true if any QP emitted a segment.
@@ -129,6 +143,7 @@ class QpDriver {
     std::unique_ptr<transport::QueuePair> qp;
     PeerAddress peer;
     bool sending = false;
+    std::int32_t path = kNoPath;
     QpScheduler::Slot turn = 0;  // in its lane's scheduler
     Instant last_now = kEpoch;   // the last instant the QP was given (never decreases)
   };
@@ -139,7 +154,7 @@ class QpDriver {
     std::vector<std::uint32_t> qp_of;  // the scheduler's slot -> QP number
   };
   Lane& lane(const Slot& slot) { return slot.sending ? senders_ : receivers_; }
-  Slot& open(std::uint32_t qp, const PeerAddress& peer, bool sending);
+  Slot& open(std::uint32_t qp, const PeerAddress& peer, bool sending, std::int32_t path);
   // The QP changed (a message posted, a segment taken): its lane looks at it again.
   void touch(Slot& slot, Instant now);
   // One turn for each QP of `lane` due at `now`; true if any emitted a segment.

@@ -14,6 +14,7 @@
 #include <stdexcept>
 
 #include "core/errors.h"
+#include "emulator/fabric/path_ports.h"
 #include "harness/live/endpoints/clock.h"
 #include "harness/live/endpoints/wire.h"
 
@@ -36,62 +37,110 @@ void set_buffer(int fd, int forced, int plain, int bytes) {
 
 }  // namespace
 
+namespace {
+
+// A non-blocking UDP socket with the endpoint's options, bound to `address`:`port`; -1 with
+// `why` set when it cannot bind.
+int bound_socket(const UdpEndpointConfig& cfg, std::uint16_t port, sockaddr_in& local, std::string& why) {
+  const int fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (fd < 0) {
+    throw EnvironmentError("endpoint: socket(): " + errno_text());
+  }
+  const int one = 1;
+  (void)setsockopt(fd, IPPROTO_IP, IP_RECVTOS, &one, sizeof one);
+  (void)setsockopt(fd, SOL_SOCKET, SO_RXQ_OVFL, &one, sizeof one);
+  set_buffer(fd, SO_SNDBUFFORCE, SO_SNDBUF, cfg.socket_buffer_bytes);
+  set_buffer(fd, SO_RCVBUFFORCE, SO_RCVBUF, cfg.socket_buffer_bytes);
+  local = sockaddr_in{};
+  local.sin_family = AF_INET;
+  local.sin_port = htons(port);
+  if (inet_pton(AF_INET, cfg.bind_address.c_str(), &local.sin_addr) != 1) {
+    close(fd);
+    throw EnvironmentError("endpoint: not an IPv4 address: " + cfg.bind_address);
+  }
+  if (bind(fd, reinterpret_cast<const sockaddr*>(&local), sizeof local) != 0) {
+    why = errno_text();
+    close(fd);
+    return -1;
+  }
+  socklen_t len = sizeof local;
+  getsockname(fd, reinterpret_cast<sockaddr*>(&local), &len);
+  return fd;
+}
+
+}  // namespace
+
 UdpEndpoint::UdpEndpoint(UdpEndpointConfig cfg)
     : cfg_(std::move(cfg)),
       driver_(QpSettings{cfg_.transport, cfg_.cc, cfg_.cc_params, cfg_.cc_context}, *this, counters_) {
   transport::validate(cfg_.transport);
+  if (cfg_.paths > fabric::kMaxPaths) {
+    throw std::invalid_argument("endpoint: at most " + std::to_string(fabric::kMaxPaths) + " paths");
+  }
   // Timer slack 1 ns: epoll timeouts end when asked, not up to 50 us later (the default).
   (void)prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
-  fd_ = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  std::string why;
+  fd_ = bound_socket(cfg_, cfg_.port, bound_, why);
   if (fd_ < 0) {
-    throw EnvironmentError("endpoint: socket(): " + errno_text());
-  }
-  const int one = 1;
-  (void)setsockopt(fd_, IPPROTO_IP, IP_RECVTOS, &one, sizeof one);
-  (void)setsockopt(fd_, SOL_SOCKET, SO_RXQ_OVFL, &one, sizeof one);
-  set_buffer(fd_, SO_SNDBUFFORCE, SO_SNDBUF, cfg_.socket_buffer_bytes);
-  set_buffer(fd_, SO_RCVBUFFORCE, SO_RCVBUF, cfg_.socket_buffer_bytes);
-  sockaddr_in local{};
-  local.sin_family = AF_INET;
-  local.sin_port = htons(cfg_.port);
-  if (inet_pton(AF_INET, cfg_.bind_address.c_str(), &local.sin_addr) != 1) {
-    close(fd_);
-    throw EnvironmentError("endpoint: not an IPv4 address: " + cfg_.bind_address);
-  }
-  if (bind(fd_, reinterpret_cast<const sockaddr*>(&local), sizeof local) != 0) {
-    const std::string why = errno_text();
-    close(fd_);
     throw EnvironmentError("endpoint: cannot bind UDP " + cfg_.bind_address + ":" +
                            std::to_string(cfg_.port) + ": " + why);
   }
-  socklen_t len = sizeof local;
-  getsockname(fd_, reinterpret_cast<sockaddr*>(&local), &len);
-  port_ = ntohs(local.sin_port);
-  bound_ = local;
+  port_ = ntohs(bound_.sin_port);
   epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
-  epoll_event ev{};
-  ev.events = EPOLLIN;
-  ev.data.fd = fd_;
-  if (epoll_fd_ < 0 || epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd_, &ev) != 0) {
-    const std::string why = errno_text();
-    close(fd_);
-    throw EnvironmentError("endpoint: epoll: " + why);
+  const auto watch = [this](int fd) {
+    epoll_event ev{};
+    ev.events = EPOLLIN;
+    ev.data.fd = fd;
+    if (epoll_fd_ < 0 || epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &ev) != 0) {
+      throw EnvironmentError("endpoint: epoll: " + errno_text());
+    }
+  };
+  try {
+    watch(fd_);
+    // Each path's socket takes the first free port of its range (two endpoints on one host
+    // share the ranges).
+    for (std::uint32_t k = 0; k < cfg_.paths; ++k) {
+      int fd = -1;
+      sockaddr_in local{};
+      for (std::uint32_t i = 0; fd < 0 && i < fabric::kPathPortSpan; ++i) {
+        fd = bound_socket(cfg_, fabric::path_port(k, i), local, why);
+      }
+      if (fd < 0) {
+        throw EnvironmentError("endpoint: no free UDP port for path " + std::to_string(k) + ": " + why);
+      }
+      path_fds_.push_back(fd);
+      path_ports_.push_back(ntohs(local.sin_port));
+      watch(fd);
+    }
+  } catch (...) {
+    close_sockets();
+    throw;
   }
   out_buffers_.assign(kBatch, std::vector<std::uint8_t>(kBufferBytes));
   out_.resize(kBatch);
 }
 
 UdpEndpoint::~UdpEndpoint() {
+  close_sockets();
+}
+
+void UdpEndpoint::close_sockets() {
   if (epoll_fd_ >= 0) {
     close(epoll_fd_);
+    epoll_fd_ = -1;
   }
   if (fd_ >= 0) {
     close(fd_);
+    fd_ = -1;
   }
+  for (int& fd : path_fds_) {
+    close(fd);
+  }
+  path_fds_.clear();
 }
 
 void UdpEndpoint::post(std::uint32_t qp, const std::string& peer, std::uint64_t msg_id, std::uint64_t bytes,
-                       Instant now) {
+                       Instant now, std::int32_t path) {
   QpDriver::require_sending_qp(qp);
   in_addr ip{};
   if (inet_pton(AF_INET, peer.c_str(), &ip) != 1) {
@@ -102,7 +151,11 @@ void UdpEndpoint::post(std::uint32_t qp, const std::string& peer, std::uint64_t 
     throw std::invalid_argument("endpoint: QP " + std::to_string(qp) + " is open toward " + peer_text(*open) +
                                 ", not " + peer);
   }
-  driver_.post(qp, to, msg_id, bytes, now);
+  if (path != kNoPath && (path < 0 || static_cast<std::uint32_t>(path) >= cfg_.paths)) {
+    throw std::invalid_argument("endpoint: QP " + std::to_string(qp) + " asked for path " +
+                                std::to_string(path) + "; the endpoint has " + std::to_string(cfg_.paths));
+  }
+  driver_.post(qp, to, msg_id, bytes, now, path);
 }
 
 void UdpEndpoint::poll(Instant now) {
@@ -118,6 +171,13 @@ void UdpEndpoint::poll(Instant now) {
 }
 
 void UdpEndpoint::receive_all(Instant now) {
+  receive_from(fd_, now);
+  for (const int fd : path_fds_) {
+    receive_from(fd, now);
+  }
+}
+
+void UdpEndpoint::receive_from(int fd, Instant now) {
   std::array<std::array<std::uint8_t, kBufferBytes>, 8> bufs;  // NOLINT: filled by the kernel
   std::array<mmsghdr, 8> msgs{};
   std::array<iovec, 8> iov{};
@@ -138,7 +198,7 @@ void UdpEndpoint::receive_all(Instant now) {
       msgs[i].msg_hdr.msg_control = control[i].data();
       msgs[i].msg_hdr.msg_controllen = control[i].size();
     }
-    const int n = recvmmsg(fd_, msgs.data(), static_cast<unsigned>(msgs.size()), MSG_DONTWAIT, nullptr);
+    const int n = recvmmsg(fd, msgs.data(), static_cast<unsigned>(msgs.size()), MSG_DONTWAIT, nullptr);
     if (n <= 0) {
       return;
     }
@@ -153,13 +213,20 @@ void UdpEndpoint::receive_all(Instant now) {
         } else if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SO_RXQ_OVFL) {
           std::uint32_t dropped = 0;
           std::memcpy(&dropped, CMSG_DATA(c), sizeof dropped);
-          counters_.socket_overflow = dropped;  // cumulative, kept by the kernel
+          // Cumulative per socket, kept by the kernel: the endpoint's is their sum.
+          std::uint32_t& was = overflow_[fd];
+          counters_.socket_overflow += dropped - was;
+          was = dropped;
         }
       }
       const bool remote = from[i].sin_addr.s_addr != bound_.sin_addr.s_addr;
-      const std::optional<Duration> owd =
-          driver_.on_datagram({bufs[i].data(), msgs[i].msg_len}, tos,
-                              {from[i].sin_addr.s_addr, from[i].sin_port}, remote, arrival);
+      const std::uint16_t from_port = ntohs(from[i].sin_port);
+      const std::int32_t path = cfg_.paths > 0 && from_port >= fabric::kPathPortBase
+                                    ? static_cast<std::int32_t>(fabric::path_of_port(from_port))
+                                    : kNoPath;
+      const std::optional<Duration> owd = driver_.on_datagram(
+          {bufs[i].data(), msgs[i].msg_len}, tos, {from[i].sin_addr.s_addr, from[i].sin_port}, remote,
+          arrival, path < static_cast<std::int32_t>(cfg_.paths) ? path : kNoPath);
       if (owd) {
         one_way_delay_.record(ns_of(*owd));
       }
@@ -170,8 +237,9 @@ void UdpEndpoint::receive_all(Instant now) {
   }
 }
 
-void UdpEndpoint::transmit(const transport::Segment& s, const PeerAddress& to) {
+void UdpEndpoint::transmit(const transport::Segment& s, const PeerAddress& to, std::int32_t path) {
   Out& o = out_[out_count_];
+  o.fd = path == kNoPath ? fd_ : path_fds_.at(static_cast<std::size_t>(path));
   o.size = encode_segment(s, out_buffers_[out_count_]);
   if (o.size == 0) {
     throw std::logic_error("endpoint: a segment does not fit a datagram buffer");
@@ -187,18 +255,32 @@ void UdpEndpoint::transmit(const transport::Segment& s, const PeerAddress& to) {
 }
 
 void UdpEndpoint::flush() {
+  // One sendmmsg per run of datagrams from the same socket, in order.
+  std::size_t first = 0;
+  for (std::size_t i = 1; i <= out_count_; ++i) {
+    if (i == out_count_ || out_[i].fd != out_[first].fd) {
+      send_batch(out_[first].fd, first, i);
+      first = i;
+    }
+  }
+  out_count_ = 0;
+}
+
+void UdpEndpoint::send_batch(int fd, std::size_t first, std::size_t last) {
   std::array<mmsghdr, kBatch> msgs{};
   std::array<iovec, kBatch> iov{};
   std::array<std::array<char, CMSG_SPACE(sizeof(int))>, kBatch> control{};
-  for (std::size_t i = 0; i < out_count_; ++i) {
-    iov[i] = {out_buffers_[i].data(), out_[i].size};
-    msgs[i].msg_hdr.msg_name = &out_[i].to;
-    msgs[i].msg_hdr.msg_namelen = sizeof out_[i].to;
-    msgs[i].msg_hdr.msg_iov = &iov[i];
-    msgs[i].msg_hdr.msg_iovlen = 1;
-    msgs[i].msg_hdr.msg_control = control[i].data();
-    msgs[i].msg_hdr.msg_controllen = control[i].size();
-    cmsghdr* c = CMSG_FIRSTHDR(&msgs[i].msg_hdr);
+  const std::size_t count = last - first;
+  for (std::size_t j = 0; j < count; ++j) {
+    const std::size_t i = first + j;
+    iov[j] = {out_buffers_[i].data(), out_[i].size};
+    msgs[j].msg_hdr.msg_name = &out_[i].to;
+    msgs[j].msg_hdr.msg_namelen = sizeof out_[i].to;
+    msgs[j].msg_hdr.msg_iov = &iov[j];
+    msgs[j].msg_hdr.msg_iovlen = 1;
+    msgs[j].msg_hdr.msg_control = control[j].data();
+    msgs[j].msg_hdr.msg_controllen = control[j].size();
+    cmsghdr* c = CMSG_FIRSTHDR(&msgs[j].msg_hdr);
     c->cmsg_level = IPPROTO_IP;
     c->cmsg_type = IP_TOS;
     c->cmsg_len = CMSG_LEN(sizeof(int));
@@ -207,12 +289,12 @@ void UdpEndpoint::flush() {
   }
   std::size_t done = 0;
   int retries = 0;
-  while (done < out_count_) {
-    const int n = sendmmsg(fd_, msgs.data() + done, static_cast<unsigned>(out_count_ - done), MSG_DONTWAIT);
+  while (done < count) {
+    const int n = sendmmsg(fd, msgs.data() + done, static_cast<unsigned>(count - done), MSG_DONTWAIT);
     if (n > 0) {
-      for (std::size_t i = done; i < done + static_cast<std::size_t>(n); ++i) {
+      for (std::size_t j = done; j < done + static_cast<std::size_t>(n); ++j) {
         ++counters_.datagrams_sent;
-        counters_.bytes_sent += out_[i].size;
+        counters_.bytes_sent += out_[first + j].size;
       }
       done += static_cast<std::size_t>(n);
       continue;
@@ -228,7 +310,6 @@ void UdpEndpoint::flush() {
     ++counters_.send_dropped;
     ++done;
   }
-  out_count_ = 0;
 }
 
 void UdpEndpoint::wait(Instant until, Instant now, std::int64_t clock_offset_ns, int other_fd) {

@@ -54,6 +54,10 @@ struct UdpEndpointConfig {
   // endpoint is pacing, which on a 2-vCPU bench starves the emulator (its af_packet ring
   // overflows) and the other endpoint (docs/guide/live.md "Pacing").
   Duration spin_below{0};
+  // Paths between the regions (docs/steering.md): a socket each, bound to a source port of the
+  // path's range (emulator/fabric/path_ports.h), that QPs on the path send from; they are read
+  // as the main socket is. 0: no steering, every QP sends from `port`.
+  std::uint32_t paths = 0;
 };
 
 class UdpEndpoint : private SegmentWire {
@@ -69,8 +73,14 @@ class UdpEndpoint : private SegmentWire {
   // Posts a message of `bytes` on the sending QP `qp` (even), opened toward `peer` (IPv4
   // dotted quad, the config's peer_port) on first use. Throws std::invalid_argument for an odd
   // QP number, an unparsable address or a QP reopened toward another peer.
-  void post(std::uint32_t qp, const std::string& peer, std::uint64_t msg_id, std::uint64_t bytes,
-            Instant now);
+  void post(std::uint32_t qp, const std::string& peer, std::uint64_t msg_id, std::uint64_t bytes, Instant now,
+            std::int32_t path = kNoPath);
+  // The sending QP `qp` moves to path `path` (QpDriver::move); false when it is not open.
+  bool move(std::uint32_t qp, std::int32_t path, Duration lag, Instant now) {
+    return driver_.move(qp, path, lag, now);
+  }
+  // The source port of path `k`'s socket.
+  std::uint16_t path_port(std::uint32_t k) const { return path_ports_.at(k); }
   // The controller the sending QP `qp` opens with, instead of the config's (QpDriver).
   void set_controller(std::uint32_t qp, std::string cc, cc::CcParams params) {
     driver_.set_controller(qp, std::move(cc), std::move(params));
@@ -104,12 +114,19 @@ class UdpEndpoint : private SegmentWire {
 
  private:
   void receive_all(Instant now);
+  void receive_from(int fd, Instant now);
+  void close_sockets();
   // SegmentWire: queues a datagram for the next sendmmsg (flush() when the batch is full).
-  void transmit(const transport::Segment& s, const PeerAddress& to) override;
+  void transmit(const transport::Segment& s, const PeerAddress& to, std::int32_t path) override;
   void flush() override;
+  // sendmmsg of out_[first, last), all from one socket.
+  void send_batch(int fd, std::size_t first, std::size_t last);
 
   UdpEndpointConfig cfg_;
   int fd_ = -1;
+  std::vector<int> path_fds_;  // per path
+  std::vector<std::uint16_t> path_ports_;
+  std::map<int, std::uint32_t> overflow_;  // SO_RXQ_OVFL per socket, as last read
   int epoll_fd_ = -1;
   std::uint16_t port_ = 0;
   EndpointCounters counters_;
@@ -117,6 +134,7 @@ class UdpEndpoint : private SegmentWire {
   sockaddr_in bound_{};
   // Send batch (sendmmsg).
   struct Out {
+    int fd = -1;
     sockaddr_in to{};
     std::uint8_t tos = 0;
     std::size_t size = 0;
