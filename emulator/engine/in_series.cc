@@ -67,12 +67,14 @@ std::optional<LossSettings> losses(const std::vector<SeriesLink>& links) {
     pass *= 1 - l.spec->loss->p;
   }
   if (given > 1) {
-    (void)at_most_one(
-        links,
-        [](const DirectionSpec& d) {
-          return d.loss && (d.loss->model != LossModel::kRandom || d.loss->correlation > 0);
-        },
-        "a correlated or bursty loss model");
+    for (const SeriesLink& l : links) {
+      if (l.spec->loss && (l.spec->loss->model != LossModel::kRandom || l.spec->loss->correlation > 0)) {
+        throw std::invalid_argument(
+            "link " + l.name +
+            " has a correlated or bursty loss model and another link of the path loses "
+            "packets too, which one emulator stage per path cannot carry in series");
+      }
+    }
     for (const SeriesLink& l : links) {
       if (l.spec->loss && l.spec->loss->ecn != out->ecn) {
         throw std::invalid_argument("links of one path mark CE for loss on some links and drop on others (" +

@@ -41,6 +41,22 @@ TEST(ControlMessages, RoundTripEveryKind) {
   EXPECT_TRUE(is_stats(nlohmann::json{{"t", "stats"}, {"side", 0}}));
 }
 
+// Path steering (docs/steering.md "Live"): a Send names the path a QP opens on, a Path moves it.
+TEST(ControlMessages, PathsRoundTrip) {
+  Send s{4, "198.18.0.2", 1, 100, "", {}, 1};
+  EXPECT_EQ(parse_send(nlohmann::json::parse(s.to_json().dump()))->path, 1);
+  s.path = -1;
+  EXPECT_FALSE(s.to_json().contains("path"));  // no path: the line is as before
+  EXPECT_EQ(parse_send(s.to_json())->path, -1);
+  const std::optional<Path> p = parse_path(nlohmann::json::parse(Path{32770, 0, 4'000'000}.to_json().dump()));
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->qp, 32770u);
+  EXPECT_EQ(p->path, 0);
+  EXPECT_EQ(p->lag_ns, 4'000'000);
+  EXPECT_FALSE(parse_path(Stop{}.to_json()));
+  EXPECT_ANY_THROW(parse_path(nlohmann::json{{"t", "path"}, {"qp", 2}}));  // no path
+}
+
 TEST(ControlMessages, AnotherKindIsNotTaken) {
   const nlohmann::json start = Start{1}.to_json();
   EXPECT_FALSE(parse_hello(start));

@@ -10,6 +10,7 @@
 #include <numeric>
 #include <vector>
 
+#include "emulator/fabric/path_ports.h"
 #include "generators/transport/rocev2.h"
 #include "harness/live/endpoints/clock.h"
 #include "harness/live/endpoints/wire.h"
@@ -159,6 +160,43 @@ TEST(UdpEndpoint, TwoConnectionsShareOneSocketApartByQp) {
 
 // A scenario flow's own controller (live_flows.cc): set before its QP opens, that QP runs it
 // and the endpoint's other QPs keep the config's; set on an open QP, it changes nothing.
+// Paths (docs/steering.md "Live"): a QP sends from its path's socket, whose port lies in the
+// path's range; the receiver answers on the path its sender is on, and follows a move.
+TEST(UdpEndpoint, AQpSendsFromItsPathsPortAndFollowsAMove) {
+  UdpEndpointConfig rc = loopback_config("reno");
+  rc.paths = 2;
+  UdpEndpoint receiver(rc);
+  UdpEndpointConfig sc = loopback_config("reno");
+  sc.paths = 2;
+  sc.peer_port = receiver.port();
+  UdpEndpoint sender(sc);
+  for (std::uint32_t k = 0; k < 2; ++k) {
+    EXPECT_EQ(fabric::path_of_port(sender.path_port(k)), k);
+    EXPECT_EQ(fabric::path_of_port(receiver.path_port(k)), k);  // the next free port of the range
+  }
+  const RunTime rt(kEpochNs);
+  sender.post(0x100, "127.0.0.1", 0, 200'000, rt.now(), 1);
+  ASSERT_EQ(exchange(sender, receiver, rt, 1, Duration{5'000'000'000}).size(), 1U);
+  EXPECT_TRUE(exchange(sender, receiver, rt, 1, Duration{200'000'000}).empty());  // the last ACKs read
+  ASSERT_EQ(receiver.queue_pairs().size(), 1U);
+  const QpView in = receiver.queue_pairs()[0];
+  EXPECT_EQ(in.path, 1);
+  EXPECT_EQ(in.peer, "127.0.0.1:" + std::to_string(sender.path_port(1)));  // answered where it came from
+  EXPECT_EQ(sender.queue_pairs()[0].path, 1);
+  EXPECT_EQ(sender.queue_pairs()[0].pair->stats().messages_sent, 1U);  // the ACKs came back
+
+  // Moved to path 0 with a lag: the next message leaves from path 0's port, the receiver follows.
+  EXPECT_TRUE(sender.move(0x100, 0, Duration{5'000'000}, rt.now()));
+  EXPECT_FALSE(sender.move(0x102, 0, Duration{0}, rt.now()));  // not open
+  sender.post(0x100, "127.0.0.1", 1, 200'000, rt.now());
+  ASSERT_EQ(exchange(sender, receiver, rt, 1, Duration{5'000'000'000}).size(), 1U);
+  EXPECT_EQ(receiver.queue_pairs()[0].path, 0);
+  EXPECT_EQ(sender.queue_pairs()[0].pair->stats().retransmitted_packets, 0U);
+  EXPECT_TRUE(exchange(sender, receiver, rt, 1, Duration{200'000'000}).empty());  // the last ACKs read
+  EXPECT_EQ(receiver.counters().datagrams_received + sender.counters().datagrams_received,
+            receiver.counters().datagrams_sent + sender.counters().datagrams_sent);
+}
+
 TEST(UdpEndpoint, AQpOpensWithItsOwnController) {
   UdpEndpoint receiver(loopback_config("cubic"));
   UdpEndpointConfig sc = loopback_config("cubic");
