@@ -8,6 +8,7 @@
 
 #include <array>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 
 #include "core/errors.h"
@@ -44,23 +45,29 @@ bool ready(int fd, short events, std::int64_t deadline) {
 
 }  // namespace
 
-nlohmann::json EmuControl::stats(Duration timeout) const {
+std::pair<int, std::string> EmuControl::request(const std::string& method, const std::string& path,
+                                                const std::string& body, Duration timeout) const {
   const std::int64_t deadline = endpoints::monotonic_ns() + timeout.count();
-  const std::string where = "the emulator's control endpoint 127.0.0.1:" + std::to_string(port_);
+  const std::string where =
+      "the emulator's control endpoint 127.0.0.1:" + std::to_string(port_) + ", " + method + " " + path;
   Socket s{socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0)};
   const sockaddr_in to = loopback(port_);
   if (s.fd < 0 ||
       (connect(s.fd, reinterpret_cast<const sockaddr*>(&to), sizeof to) != 0 && errno != EINPROGRESS)) {
     throw EnvironmentError(where + ": cannot connect: " + std::strerror(errno));
   }
-  const std::string request = "GET /stats HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " + token_ +
-                              "\r\nConnection: close\r\n\r\n";
+  std::string text = method + " " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " + token_ +
+                     "\r\nConnection: close\r\n";
+  if (!body.empty()) {
+    text += "Content-Type: application/json\r\nContent-Length: " + std::to_string(body.size()) + "\r\n";
+  }
+  text += "\r\n" + body;
   std::size_t sent = 0;
-  while (sent < request.size()) {
+  while (sent < text.size()) {
     if (!ready(s.fd, POLLOUT, deadline)) {
       throw EnvironmentError(where + ": no connection within the timeout");
     }
-    const ssize_t n = send(s.fd, request.data() + sent, request.size() - sent, MSG_NOSIGNAL);
+    const ssize_t n = send(s.fd, text.data() + sent, text.size() - sent, MSG_NOSIGNAL);
     if (n < 0 && errno != EAGAIN && errno != EINTR) {
       throw EnvironmentError(where + ": " + std::strerror(errno));
     }
@@ -70,7 +77,7 @@ nlohmann::json EmuControl::stats(Duration timeout) const {
   std::array<char, 16384> buf{};
   while (true) {
     if (!ready(s.fd, POLLIN, deadline)) {
-      throw EnvironmentError(where + ": no whole answer to GET /stats within the timeout");
+      throw EnvironmentError(where + ": no whole answer within the timeout");
     }
     const ssize_t n = recv(s.fd, buf.data(), buf.size(), 0);
     if (n == 0) {
@@ -81,15 +88,31 @@ nlohmann::json EmuControl::stats(Duration timeout) const {
     }
     response.append(buf.data(), n > 0 ? static_cast<std::size_t>(n) : 0);
   }
-  const std::size_t body = response.find("\r\n\r\n");
-  if (response.rfind("HTTP/1.1 200", 0) != 0 || body == std::string::npos) {
-    throw EnvironmentError(where + ": GET /stats answered \"" + response.substr(0, response.find('\r')) +
-                           "\"");
+  const std::size_t end = response.find("\r\n\r\n");
+  int status = 0;
+  if (response.rfind("HTTP/1.1 ", 0) != 0 || end == std::string::npos ||
+      std::sscanf(response.c_str() + 9, "%d", &status) != 1) {
+    throw EnvironmentError(where + ": not an HTTP answer: \"" + response.substr(0, 80) + "\"");
+  }
+  return {status, response.substr(end + 4)};
+}
+
+nlohmann::json EmuControl::stats(Duration timeout) const {
+  const auto [status, body] = request("GET", "/stats", "", timeout);
+  if (status != 200) {
+    throw EnvironmentError("the emulator's GET /stats answered " + std::to_string(status) + ": " + body);
   }
   try {
-    return nlohmann::json::parse(response.substr(body + 4));
+    return nlohmann::json::parse(body);
   } catch (const nlohmann::json::exception& e) {
-    throw EnvironmentError(where + ": GET /stats did not answer JSON: " + e.what());
+    throw EnvironmentError(std::string("the emulator's GET /stats did not answer JSON: ") + e.what());
+  }
+}
+
+void EmuControl::apply(const nlohmann::json& profile, Duration timeout) const {
+  const auto [status, body] = request("POST", "/profile", profile.dump(), timeout);
+  if (status != 200) {
+    throw EnvironmentError("the emulator refused POST /profile (" + std::to_string(status) + "): " + body);
   }
 }
 

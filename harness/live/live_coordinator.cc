@@ -12,6 +12,7 @@
 #include <iostream>
 
 #include "core/errors.h"
+#include "emulator/engine/profile_writer.h"
 #include "harness/run/link_model.h"
 #include "harness/run/workloads/workload_kind.h"
 
@@ -166,7 +167,7 @@ endpoints::RunTime start_endpoints_clock(const LiveContext& c, Teardown& td,
 RealTimeRun::RealTimeRun(const LiveContext& c, Teardown& td, EmulatorLauncher& emu,
                          std::array<std::unique_ptr<LineChannel>, 2>& ch, const endpoints::RunTime& rt,
                          const Profile& profile, std::optional<EmuControl> emu_control,
-                         std::vector<std::string>& faults)
+                         std::vector<TimedProfile> phases, std::vector<std::string>& faults)
     : c_(c),
       td_(td),
       emu_(emu),
@@ -176,6 +177,7 @@ RealTimeRun::RealTimeRun(const LiveContext& c, Teardown& td, EmulatorLauncher& e
       placement_(placement_of(c.scenario)),
       steering_(c.scenario),
       emu_control_(std::move(emu_control)),
+      phases_(std::move(phases)),
       coord_(placement_, {ch[0].get(), ch[1].get()}, c.sides, &steering_),
       driver_(loop_, coord_, placement_, iteration_plans(c.scenario.workload),
               link_model(c.scenario, profile), c.scenario.workload.nccl),
@@ -314,8 +316,10 @@ Instant RealTimeRun::run() {
       break;
     }
     probe_restarted_emulator();
+    apply_phases(now);
     steer(now);
-    const Instant next = std::min(loop_.next_event_time(), next_steer_);
+    const Instant next = std::min({loop_.next_event_time(), next_steer_,
+                                   next_phase_ < phases_.size() ? kEpoch + phases_[next_phase_].at : kNever});
     const std::int64_t wait_ms =
         next == kNever ? 10 : std::clamp<std::int64_t>((ns_of(next) - ns_of(rt_.now())) / 1'000'000, 0, 10);
     std::array<pollfd, 2> fds{pollfd{ch_[0]->fd(), POLLIN, 0}, pollfd{ch_[1]->fd(), POLLIN, 0}};
@@ -335,6 +339,19 @@ Instant RealTimeRun::run() {
                       seconds(c_.scenario.workload.duration) + ")");
   }
   return stop;
+}
+
+void RealTimeRun::apply_phases(Instant now) {
+  while (emu_control_ && next_phase_ < phases_.size() && now >= kEpoch + phases_[next_phase_].at) {
+    const TimedProfile& ph = phases_[next_phase_++];
+    try {
+      emu_control_->apply(profile_to_json(ph.profile));
+      std::cerr << "live: phase \"" << ph.name << "\" applied " << seconds(rt_.now() - kEpoch)
+                << " into the run\n";
+    } catch (const EnvironmentError& e) {
+      faults_.push_back("phase \"" + ph.name + "\" not applied: " + std::string(e.what()));
+    }
+  }
 }
 
 void RealTimeRun::steer(Instant now) {

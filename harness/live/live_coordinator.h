@@ -29,6 +29,7 @@
 #include "harness/live/live_bench.h"
 #include "harness/live/live_context.h"
 #include "harness/live/live_flows.h"
+#include "harness/live/live_profile.h"
 #include "harness/live/live_series.h"
 #include "harness/live/live_steering.h"
 #include "harness/run/collective_driver.h"
@@ -99,10 +100,11 @@ endpoints::RunTime start_endpoints_clock(const LiveContext& c, Teardown& td,
 // watched (an emulator that dies is restarted, up to options.emu_restarts times).
 class RealTimeRun {
  public:
-  // `emu_control`: the emulator's control endpoint, for path steering (nullopt without).
+  // `emu_control`: the emulator's control endpoint, for path steering (nullopt without), and
+  // `phases` the profiles it runs from their times on (live_profile.h take_phases).
   RealTimeRun(const LiveContext& c, Teardown& td, EmulatorLauncher& emu,
               std::array<std::unique_ptr<endpoints::LineChannel>, 2>& ch, const endpoints::RunTime& rt,
-              const Profile& profile, std::optional<EmuControl> emu_control,
+              const Profile& profile, std::optional<EmuControl> emu_control, std::vector<TimedProfile> phases,
               std::vector<std::string>& faults);
 
   // Until the work is done (a "flows" workload: workload.duration), the limit, an interrupt or
@@ -129,6 +131,8 @@ class RealTimeRun {
   // The path controllers' interval, when one ended: the emulator's counters read, the moves
   // sent to the endpoints.
   void steer(Instant now);
+  // The phases due by `now` applied through the control endpoint (a refusal is a fault).
+  void apply_phases(Instant now);
   void probe_restarted_emulator();
 
   struct Restart {
@@ -149,6 +153,8 @@ class RealTimeRun {
   std::optional<EmuControl> emu_control_;  // when steering
   Instant next_steer_ = kNever;
   bool steer_failed_ = false;  // a GET /stats failed (reported once)
+  std::vector<TimedProfile> phases_;
+  std::size_t next_phase_ = 0;
   Coordinator coord_;
   CollectiveDriver driver_;
   LiveFlows flows_;

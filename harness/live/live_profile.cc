@@ -1,7 +1,7 @@
 #include "harness/live/live_profile.h"
 
 #include <algorithm>
-#include <set>
+#include <map>
 #include <stdexcept>
 
 #include "core/errors.h"
@@ -88,13 +88,16 @@ ClassMatch path_match(std::uint32_t k) {
 
 Profile paths_profile(const Scenario& s, const std::vector<LivePath>& paths) {
   std::vector<std::array<std::vector<LinkStep>, 2>> chains;
-  std::set<Duration> changes;
+  std::map<Duration, std::string> changes;  // when a link changes phase: the phases' names
   for (std::size_t k = 0; k < paths.size(); ++k) {
     chains.push_back({steps(s, paths[k].a_to_b, "$.routes"), steps(s, paths[k].b_to_a, "$.routes")});
     for (const auto& dir : chains.back()) {
       for (const LinkStep& l : dir) {
         for (const PhaseSpec& ph : l.link->profile.phases) {
-          changes.insert(ph.at);
+          std::string& name = changes[ph.at];
+          if (name.find(ph.name) == std::string::npos) {
+            name += (name.empty() ? "" : " + ") + ph.name;
+          }
         }
       }
     }
@@ -117,10 +120,10 @@ Profile paths_profile(const Scenario& s, const std::vector<LivePath>& paths) {
   for (std::uint32_t k = 0; k < base.size(); ++k) {
     p.classes.push_back({path_class_name(k), path_match(k), base[k].a_to_b, base[k].b_to_a});
   }
-  for (const Duration at : changes) {
+  for (const auto& [at, name] : changes) {
     PhaseSpec ph;
     ph.at = at;
-    ph.name = "links change at " + std::to_string(static_cast<double>(at.count()) / 1e9) + " s";
+    ph.name = name;
     ph.classes = directions_at(at);
     ph.a_to_b = ph.classes[0].a_to_b;
     ph.b_to_a = ph.classes[0].b_to_a;
@@ -130,6 +133,24 @@ Profile paths_profile(const Scenario& s, const std::vector<LivePath>& paths) {
 }
 
 }  // namespace
+
+std::vector<TimedProfile> take_phases(Profile& p) {
+  std::vector<TimedProfile> out;
+  for (const PhaseSpec& ph : p.phases) {
+    TimedProfile t{ph.at, ph.name, p};
+    t.profile.phases.clear();
+    t.profile.a_to_b = ph.a_to_b;
+    t.profile.b_to_a = ph.b_to_a;
+    for (std::size_t k = 0; k < ph.classes.size() && k < t.profile.classes.size(); ++k) {
+      t.profile.classes[k].a_to_b = ph.classes[k].a_to_b;
+      t.profile.classes[k].b_to_a = ph.classes[k].b_to_a;
+    }
+    t.profile.name = p.name + " (" + ph.name + ")";
+    out.push_back(std::move(t));
+  }
+  p.phases.clear();
+  return out;
+}
 
 std::string path_class_name(std::uint32_t k) {
   return "path" + std::to_string(k);

@@ -29,6 +29,16 @@ struct LivePath {
 };
 std::vector<LivePath> live_paths(const Scenario& s);
 
+// With several paths the coordinator, not the emulator's own clock, changes the links at the
+// phases' times (run time, as the simulator does; the emulator starts a while before the run):
+// the profile without its phases, and per phase the whole profile from then on.
+struct TimedProfile {
+  Duration at{0};
+  std::string name;
+  Profile profile;
+};
+std::vector<TimedProfile> take_phases(Profile& p);
+
 // The class name of path `k` in the profile.
 std::string path_class_name(std::uint32_t k);
 

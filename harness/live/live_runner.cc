@@ -236,7 +236,10 @@ LiveRun run_live(const Scenario& scenario, const LiveOptions& options) {
   const double load_at_start = load_average();
 
   // The bench and the emulator with the scenario's WAN profile.
-  const Profile profile = emu_profile(scenario);
+  Profile profile = emu_profile(scenario);
+  // With paths, the coordinator applies the links' phases at run time (live_profile.h).
+  std::vector<TimedProfile> phases =
+      live_paths(scenario).empty() ? std::vector<TimedProfile>{} : take_phases(profile);
   const fs::path profile_file = c.work / "emu-profile.json";
   std::ofstream(profile_file) << profile_to_json(profile).dump(2) << "\n";
   bring_up_bench(c, td);
@@ -254,7 +257,7 @@ LiveRun run_live(const Scenario& scenario, const LiveOptions& options) {
   std::array<std::unique_ptr<LineChannel>, 2> ch = connect_endpoints(c, td, ready_by);
   const endpoints::RunTime rt = start_endpoints_clock(c, td, ch);
 
-  RealTimeRun real_time(c, td, emu, ch, rt, profile, emu_control, run.faults);
+  RealTimeRun real_time(c, td, emu, ch, rt, profile, emu_control, std::move(phases), run.faults);
   const CpuTimes cpu_at_start = cpu_times();
   const Instant stop = real_time.run();
   const CpuTimes cpu_at_stop = cpu_times();

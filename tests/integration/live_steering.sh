@@ -84,6 +84,50 @@ run "$GW" run "$TMP/te.json" --mode live --out "$TMP/te"
 ((rc == 0)) || fail "gradwall run (te) exited $rc; stderr: $err"
 check_split "$TMP/te/result.json" 130e6
 
+# 3. te, two 100 Mbit/s paths, the direct one cut to 20 Mbit/s at 3 s (a link phase the
+#    coordinator applies through the emulator's control endpoint at run time): the controller
+#    sees the capacity change within an interval and re-splits 1/6, 5/6; after it the relay
+#    carries >= 85 Mbit/s and the direct path <= 22 Mbit/s.
+#    Measured: event at 3.02 s, weights 0.17 / 0.83 from the next interval, 20 / 100 Mbit/s.
+"$PY" - "$SCENARIO" "$TMP/cut.json" <<'EOF_PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+s["name"] = "live-two-paths-cut"
+s["topology"]["wan"][0]["phases"] = [{"at": "3s", "name": "direct cut", "netem": "delay 20ms rate 20Mbit"}]
+s["controller"]["policy"] = "te"
+s["workload"]["flows"][0]["count"] = 6
+json.dump(s, open(sys.argv[2], "w"), indent=1)
+EOF_PY
+run "$GW" run "$TMP/cut.json" --mode live --out "$TMP/cut"
+((rc == 0)) || fail "gradwall run (te, cut) exited $rc; stderr: $err"
+[[ $err == *'phase "direct cut" applied'* ]] || fail "the cut was not applied at run time: $err"
+run "$PY" - "$TMP/cut/result.json" <<'EOF_PY'
+import json, sys
+s = json.load(open(sys.argv[1]))["steering"]
+bad = []
+events = [e for e in s["events"] if e["kind"] == "capacity" and e["from"] == "west"]
+print("events:", [(e["kind"], e["t_ns"] / 1e9, e["reaction_ns"]) for e in events])
+if not events or not 3.0 <= events[0]["t_ns"] / 1e9 <= 3.0 + 3 * 0.1 + 0.05:
+    bad.append("no capacity event within 3 intervals of the cut: %s" % events)
+elif events[0]["reaction_ns"] < 0 or events[0]["reaction_ns"] > 3 * 100e6:
+    bad.append("the re-split took %s ns (> 3 intervals)" % events[0]["reaction_ns"])
+paths = [p for p in s["paths"] if p["from"] == "west"]
+t = s["t_ns"]
+after = [i for i, x in enumerate(t) if x >= 4.5e9]
+for p, want_w, lo, hi in ((paths[0], 1 / 6, 0, 22e6), (paths[1], 5 / 6, 85e6, 101e6)):
+    w = p["weight"][after[-1]]
+    rate = sum(p["rate_bps"][i] for i in after) / len(after)
+    print("path %d: weight %.3f, %.1f Mbit/s after the cut" % (p["index"], w, rate / 1e6))
+    if abs(w - want_w) > 0.01:
+        bad.append("path %d weight %.3f after the cut, want %.3f" % (p["index"], w, want_w))
+    if not lo <= rate <= hi:
+        bad.append("path %d at %.1f Mbit/s after the cut, want [%g, %g]" % (p["index"], rate / 1e6, lo / 1e6, hi / 1e6))
+print("\n".join(bad), file=sys.stderr)
+sys.exit(1 if bad else 0)
+EOF_PY
+echo "$out"
+((rc == 0)) || fail "cut: $err"
+
 # Spraying is the simulator's only.
 "$PY" - "$SCENARIO" "$TMP/spray.json" <<'EOF_PY'
 import json, sys
