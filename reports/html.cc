@@ -367,6 +367,23 @@ void steering(std::ostringstream& os, const json& report, const json& result) {
        << "</td><td>" << value_text(p["final_queue_pairs"]) << "</td></tr>\n";
   }
   os << "</table>\n";
+  if (s.contains("comparison")) {
+    os << "<h3>Controller vs alternatives</h3><p>The same scenario under each policy (the first row is "
+          "this run; the others ran in the simulator).</p><table id=\"policy-comparison\"><tr>";
+    for (const std::string& h : comparison_headers()) {
+      os << "<th" << (h == "policy" || h == "run" ? " class=\"l\"" : "") << ">" << xml_escape(h) << "</th>";
+    }
+    os << "</tr>\n";
+    for (const json& row : s["comparison"]) {
+      const std::vector<std::string> cells = comparison_cells(row);
+      os << "<tr>";
+      for (std::size_t i = 0; i < cells.size(); ++i) {
+        os << "<td" << (i < 2 ? " class=\"l\"" : "") << ">" << xml_escape(cells[i]) << "</td>";
+      }
+      os << "</tr>\n";
+    }
+    os << "</table>\n";
+  }
   if (!s["events"].empty()) {
     os << "<p>Capacity events (when the controller first saw them, and how long until it acted: up, until "
           "the "

@@ -527,6 +527,60 @@ json warnings_section(const ResultInput& in) {
 
 }  // namespace
 
+nlohmann::json steering_row(const nlohmann::json& result) {
+  const json none = json::object();
+  const json& steering =
+      result.contains("steering") && result["steering"].is_object() ? result["steering"] : none;
+  const std::uint64_t warmup = result.value("warmup_iterations", std::uint64_t{0});
+  std::vector<double> lengths;
+  for (const json& it : result.value("iterations", json::array())) {
+    if (it.value("index", std::uint64_t{0}) >= warmup) {
+      lengths.push_back(
+          static_cast<double>(it.value("end_ns", std::int64_t{0}) - it.value("start_ns", std::int64_t{0})));
+    }
+  }
+  std::vector<double> ccts;
+  for (const json& c : result.value("collectives", json::array())) {
+    if (c.value("iteration", std::uint64_t{0}) >= warmup) {
+      ccts.push_back(
+          static_cast<double>(c.value("end_ns", std::int64_t{0}) - c.value("start_ns", std::int64_t{0})));
+    }
+  }
+  std::sort(ccts.begin(), ccts.end());
+  // Nearest rank (as the report's percentiles): the smallest value with at least p of them at or below.
+  const auto rank = [&](double p) -> json {
+    if (ccts.empty()) {
+      return nullptr;
+    }
+    const auto k = static_cast<std::size_t>(std::ceil(p * static_cast<double>(ccts.size())));
+    return ccts[std::clamp<std::size_t>(k, 1, ccts.size()) - 1];
+  };
+  std::uint64_t wan_bytes = 0;
+  for (const json& p : steering.value("paths", json::array())) {
+    wan_bytes += p.value("bytes", std::uint64_t{0});
+  }
+  const double seconds = static_cast<double>(result.value("duration_ns", std::int64_t{0})) * 1e-9;
+  const json packets = result.value("packets", json::object());
+  double mean = 0;
+  for (double l : lengths) {
+    mean += l / static_cast<double>(lengths.size());
+  }
+  return {
+      {"policy", steering.value("policy", "static")},
+      {"mode", result.value("mode", "sim")},
+      {"completed", result.value("completed", false)},
+      {"iterations", lengths.size()},
+      {"mean_iteration_ns", lengths.empty() ? json(nullptr) : json(mean)},
+      {"cct_p50_ns", rank(0.5)},
+      {"cct_p99_ns", rank(0.99)},
+      {"wan_bytes", wan_bytes},
+      {"wan_goodput_bps", seconds > 0 ? json(static_cast<double>(wan_bytes) * 8 / seconds) : json(nullptr)},
+      {"moves", steering.value("moves", std::uint64_t{0})},
+      {"retransmits", packets.value("retransmits", std::uint64_t{0})},
+      {"spurious_retransmits", packets.value("spurious_retransmits", std::uint64_t{0})},
+      {"timeouts", packets.value("timeouts", std::uint64_t{0})}};
+}
+
 nlohmann::json build_report(const nlohmann::json& result, const std::string& file) {
   const ResultInput in = read_result(result, file);
   const AccountingRecord& a = in.accounting;
@@ -551,6 +605,9 @@ nlohmann::json build_report(const nlohmann::json& result, const std::string& fil
   report["run"]["warmup_iterations_excluded"] = in.warmup_excluded_iterations;
   if (in.steering) {
     report["steering"] = steering_section(in);  // only then, so other reports stay as they were
+    if (result.contains("steering_comparison")) {
+      report["steering"]["comparison"] = result["steering_comparison"];
+    }
   }
   report["warnings"] = warnings_section(in);
   report["checks"] = evaluate_checks(in, report);

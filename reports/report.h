@@ -18,6 +18,12 @@ inline constexpr const char* kReportVersion = "report/v1";
 // no check knows (with a "did you mean").
 nlohmann::json build_report(const nlohmann::json& result, const std::string& file = "result.json");
 
+// One row of a policy comparison (docs/steering.md "Comparing policies") from a run's
+// result.json: its policy and mode, whether it completed, the iterations after warm-up (mean
+// length), the collectives' CCT p50 / p99 over them, the bytes its steered paths delivered and
+// their rate over the run, moves, resends (spurious ones apart) and timeouts.
+nlohmann::json steering_row(const nlohmann::json& result);
+
 // The threshold names build_report understands (scenario "thresholds"), for the scenario
 // loader's own validation.
 const std::set<std::string, std::less<>>& known_threshold_names();

@@ -162,4 +162,31 @@ std::string via_text(const nlohmann::json& via) {
   return text;
 }
 
+const std::vector<std::string>& comparison_headers() {
+  static const std::vector<std::string> kHeaders{
+      "policy",  "run",         "completed", "iterations",         "mean iteration", "CCT p50",
+      "CCT p99", "WAN goodput", "moves",     "resends (spurious)", "timeouts"};
+  return kHeaders;
+}
+
+std::vector<std::string> comparison_cells(const nlohmann::json& row) {
+  const auto time = [&](const char* key) {
+    const nlohmann::json& v = row.at(key);
+    return v.is_null() ? std::string("-") : duration_text(v.get<double>());
+  };
+  const nlohmann::json& goodput = row.at("wan_goodput_bps");
+  const auto count = [&](const char* key) { return std::to_string(row.at(key).get<std::uint64_t>()); };
+  return {row.at("policy").get<std::string>(),
+          row.at("mode").get<std::string>(),
+          row.at("completed").get<bool>() ? "yes" : "no",
+          count("iterations"),
+          time("mean_iteration_ns"),
+          time("cct_p50_ns"),
+          time("cct_p99_ns"),
+          goodput.is_null() ? std::string("-") : rate_text(goodput.get<double>()),
+          count("moves"),
+          count("retransmits") + " (" + count("spurious_retransmits") + ")",
+          count("timeouts")};
+}
+
 }  // namespace gw::reports

@@ -3,6 +3,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -35,5 +36,10 @@ std::string time_part_label(std::string_view part);
 std::string xml_escape(std::string_view s);
 // A Markdown table cell: "|" escaped and newlines folded.
 std::string md_cell(std::string_view s);
+
+// A policy comparison (report.json steering.comparison, docs/steering.md "Comparing
+// policies"): the column titles, and one row's cells in the same order.
+const std::vector<std::string>& comparison_headers();
+std::vector<std::string> comparison_cells(const nlohmann::json& row);
 
 }  // namespace gw::reports

@@ -201,6 +201,25 @@ void md_steering(std::ostringstream& os, const json& s) {
        << fixed(p["byte_share"], 3) << " | " << fixed(p["mean_utilization"], 3) << " | "
        << fixed(p["final_weight"], 3) << " | " << value_text(p["final_queue_pairs"]) << " |\n";
   }
+  if (!s.contains("comparison")) {
+    return;
+  }
+  os << "\n### Policies side by side (the same scenario; the alternatives in the simulator)\n\n|";
+  for (const std::string& h : comparison_headers()) {
+    os << " " << h << " |";
+  }
+  os << "\n|";
+  for (std::size_t i = 0; i < comparison_headers().size(); ++i) {
+    os << "---|";
+  }
+  os << "\n";
+  for (const json& row : s["comparison"]) {
+    os << "|";
+    for (const std::string& cell : comparison_cells(row)) {
+      os << " " << md_cell(cell) << " |";
+    }
+    os << "\n";
+  }
 }
 
 std::string html_format(const json& report, const json& result) {

@@ -248,6 +248,25 @@ Scenario ideal_of(const Scenario& s) {
   return ideal;
 }
 
+// `controller.compare`: the same scenario in the simulator under each other policy, one row
+// each after the run's own (docs/steering.md "Comparing policies"). Live runs compare with
+// simulated ones: each row says its mode.
+void compare_policies(const Scenario& scenario, nlohmann::json& result) {
+  if (scenario.compare_policies.empty()) {
+    return;
+  }
+  nlohmann::json rows = nlohmann::json::array({reports::steering_row(result)});
+  for (const std::string& policy : scenario.compare_policies) {
+    Scenario alt = scenario;
+    alt.controller.policy = policy;
+    alt.compare_policies.clear();
+    SimOptions quiet;
+    quiet.keep_series = false;
+    rows.push_back(reports::steering_row(to_json(run_sim(alt, quiet))));
+  }
+  result["steering_comparison"] = std::move(rows);
+}
+
 // What one run measured: the result, its JSON (with the live run's parts, the kernel TCP
 // baselines and the unimpaired baseline), and the live run when there was one.
 struct Measured {
@@ -277,6 +296,7 @@ Measured measure(const Scenario& scenario, const RunRequest& r, LiveBaselines ba
     m.json = to_json(m.result);
   }
   m.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  compare_policies(scenario, m.json);
   if (workload_kind(scenario.workload.kind).iterations) {
     // slowdown_vs_ideal: the same job on the same topology with every WAN link reduced to its
     // propagation delay and rate (no loss, jitter, AQM or queue limit) and no background

@@ -3,6 +3,7 @@
 #include "reports/checks.h"
 #include "reports/report.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <tuple>
 
@@ -288,7 +289,7 @@ void check_routes(const fabric::TopologySpec& topo, const std::string& file) {
 }
 
 // `controller`: the path policy of the region pairs with several paths (docs/steering.md).
-steering::Settings read_controller(const JsonReader& c) {
+steering::Settings read_controller(const JsonReader& c, std::vector<std::string>& compare) {
   steering::Settings s;
   const std::vector<std::string_view> names = steering::policy_names();
   s.policy = c.choice("policy", names, "static");
@@ -300,6 +301,24 @@ steering::Settings read_controller(const JsonReader& c) {
   s.seed_backoff = c.optional_number("seed_backoff", 0.01, 0.999).value_or(s.seed_backoff);
   s.seed_step = c.optional_number("seed_step", 0, 1).value_or(s.seed_step);
   s.spray = c.boolean("spray", false);
+  if (c.has("compare")) {
+    const nlohmann::json& list = c.raw().at("compare");
+    if (!list.is_array()) {
+      c.fail("compare", "must be a list of policies to compare with, e.g. [\"static\", \"ecmp\"]");
+    }
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const std::string where = c.path_of("compare") + "[" + std::to_string(i) + "]";
+      const std::string name = list[i].is_string() ? list[i].get<std::string>() : "";
+      if (std::find(names.begin(), names.end(), name) == names.end()) {
+        throw InputError(c.file(), where,
+                         "must be a policy (static, ecmp, plb, te, seed), got " + describe(list[i]));
+      }
+      if (name == s.policy || std::find(compare.begin(), compare.end(), name) != compare.end()) {
+        throw InputError(c.file(), where, "\"" + name + "\" is the run's own policy or listed twice");
+      }
+      compare.push_back(name);
+    }
+  }
   if (s.spray && (s.policy == "ecmp" || s.policy == "plb")) {
     c.fail("spray",
            "sprays by the controller's weights: use static, te or seed (ecmp and plb hash per queue pair)");
@@ -437,9 +456,15 @@ Scenario parse_scenario(const nlohmann::json& doc, const std::string& file) {
   read_background(r, s);
   read_thresholds(r, s);
   if (const auto c = r.optional_object("controller")) {
-    s.controller = read_controller(*c);
+    s.controller = read_controller(*c, s.compare_policies);
   }
   read_standby(r.object("topology"), s.controller);
+  const bool several_paths =
+      std::any_of(s.topology.routes.begin(), s.topology.routes.end(),
+                  [](const fabric::RouteSpec& route) { return route.paths.size() > 1; });
+  if (!s.compare_policies.empty() && !several_paths) {
+    throw InputError(file, "$.controller.compare", "no route has several paths: there is nothing to steer");
+  }
   if (const auto c = r.optional_object("cost")) {
     s.cost.gpus = c->optional_number("gpus", 0, 1e9).value_or(0);
     s.cost.usd_per_gpu_hour = c->optional_number("usd_per_gpu_hour", 0, 1e6).value_or(0);

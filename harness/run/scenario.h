@@ -53,6 +53,9 @@ struct Scenario {
   TransportSpec transport;
   // The path policy where a route has several paths (`controller`; absent: static, equal shares).
   steering::Settings controller;
+  // `controller.compare`: policies the run also simulates on the same scenario, for a side by
+  // side table in the reports (docs/steering.md "Comparing policies").
+  std::vector<std::string> compare_policies;
   Duration interval{100'000'000};  // time-series sampling
   // Iterations at the start of a collective or training run left out of the reports'
   // percentiles and GPU idle (connections opening, slow start): `results.warmup_iterations`.

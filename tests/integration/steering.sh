@@ -5,6 +5,10 @@
 # on each; report.json validates against reports/report.schema.json with its steering
 # section; summary.md and report.html show it (the per-path table, the weight and rate plots);
 # a route giving both `via` and `paths` is exit 2 naming the JSON path.
+# controller.compare (docs/steering.md "Comparing policies"): rows te (the run), static, ecmp
+# in that order, each static / ecmp row equal to a run of its own with that policy (same seed:
+# same bytes, resends and timeouts), the table in summary.md and report.html, report.json
+# valid; an unknown policy or the run's own is exit 2 naming $.controller.compare[i].
 set -euo pipefail
 
 # shellcheck source=lib/common.bash
@@ -66,6 +70,62 @@ sys.exit(1 if bad else 0)
 EOF_PY
 echo "$out"
 ((rc == 0)) || fail "steering outputs: $err"
+
+# Policies side by side.
+"$PY" - "$TMP/two-paths.json" "$TMP" <<'EOF_PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["controller"]["compare"] = ["static", "ecmp"]
+json.dump(d, open(sys.argv[2] + "/compare.json", "w"))
+for policy in ("static", "ecmp"):
+    d["controller"] = {"policy": policy, "interval": "20ms"}
+    json.dump(d, open(sys.argv[2] + "/alone-%s.json" % policy, "w"))
+d["controller"] = {"policy": "te", "compare": ["te"]}
+json.dump(d, open(sys.argv[2] + "/compare-own.json", "w"))
+d["controller"] = {"policy": "te", "compare": ["fastest"]}
+json.dump(d, open(sys.argv[2] + "/compare-unknown.json", "w"))
+EOF_PY
+run "$GW" run "$TMP/compare.json" --out "$TMP/cmp"
+((rc == 0)) || fail "gradwall run (compare) exited $rc; stderr: $err"
+for policy in static ecmp; do
+  run "$GW" run "$TMP/alone-$policy.json" --out "$TMP/alone-$policy"
+  ((rc == 0)) || fail "gradwall run ($policy alone) exited $rc; stderr: $err"
+done
+run "$PY" - "$TMP" "$SRC/reports/report.schema.json" <<'EOF_PY'
+import json, sys
+import jsonschema
+tmp, schema_file = sys.argv[1], sys.argv[2]
+report = json.load(open(f"{tmp}/cmp/report.json"))
+rows = report["steering"].get("comparison", [])
+bad = []
+print("rows:", [(r["policy"], r["mode"], r["wan_bytes"], r["retransmits"]) for r in rows])
+if [r["policy"] for r in rows] != ["te", "static", "ecmp"] or any(r["mode"] != "sim" for r in rows):
+    bad.append("rows %s, want te, static, ecmp, all sim" % [(r["policy"], r["mode"]) for r in rows])
+else:
+    for r in rows[1:]:
+        alone = json.load(open(f"{tmp}/alone-{r['policy']}/report.json"))["steering"]
+        res = json.load(open(f"{tmp}/alone-{r['policy']}/result.json"))
+        want = (sum(p["bytes"] for p in alone["paths"]), res["packets"]["retransmits"], res["packets"]["timeouts"])
+        got = (r["wan_bytes"], r["retransmits"], r["timeouts"])
+        if got != want:
+            bad.append("%s row %s, its own run %s" % (r["policy"], got, want))
+errors = [e.message for e in jsonschema.Draft202012Validator(json.load(open(schema_file))).iter_errors(report)]
+if errors:
+    bad.append("report.json schema errors: %s" % errors[:3])
+if "### Policies side by side" not in open(f"{tmp}/cmp/summary.md").read():
+    bad.append("summary.md has no comparison table")
+if 'id="policy-comparison"' not in open(f"{tmp}/cmp/report.html").read():
+    bad.append("report.html has no comparison table")
+print("\n".join(bad), file=sys.stderr)
+sys.exit(1 if bad else 0)
+EOF_PY
+echo "$out"
+((rc == 0)) || fail "comparison: $err"
+for bad in own unknown; do
+  run "$GW" run "$TMP/compare-$bad.json" --out "$TMP/cmp-$bad"
+  ((rc == 2)) || fail "controller.compare ($bad): exit $rc, want 2"
+  [[ $err == *'$.controller.compare[0]'* ]] || fail "controller.compare ($bad): error does not name the path: $err"
+done
 
 "$PY" - "$TMP/two-paths.json" "$TMP/both.json" <<'EOF_PY'
 import json, sys
