@@ -26,6 +26,10 @@ bool any_port(const std::vector<PortRange>& rs, std::uint16_t port) {
          std::any_of(rs.begin(), rs.end(), [&](const PortRange& r) { return r.contains(port); });
 }
 
+std::uint64_t seed_of(const Profile& p, Direction d) {
+  return d == Direction::kBToA && p.seed_b_to_a ? *p.seed_b_to_a : p.seed;
+}
+
 }  // namespace
 
 const char* direction_name(Direction d) {
@@ -81,7 +85,7 @@ bool class_matches(const ClassMatch& m, const PacketHeaders& h) {
 }
 
 DirectionEngine::DirectionEngine(const Profile& profile, Direction dir)
-    : dir_(dir), seed_(profile.seed), phases_(profile.phases) {
+    : dir_(dir), seed_(seed_of(profile, dir)), phases_(profile.phases) {
   default_ = std::make_unique<Pipeline>(direction_of(profile, dir), seed_, stream_name(dir, ""));
   for (const ClassSpec& c : profile.classes) {
     matches_.push_back(c.match);
@@ -192,7 +196,7 @@ Instant DirectionEngine::drain(PacketSink& sink, Instant now) {
 }
 
 void DirectionEngine::reconfigure(const Profile& profile, Instant now) {
-  seed_ = profile.seed;
+  seed_ = seed_of(profile, dir_);
   default_->reconfigure(direction_of(profile, dir_));
   std::vector<std::unique_ptr<Pipeline>> kept;
   for (const ClassSpec& c : profile.classes) {

@@ -40,6 +40,7 @@ Profile parse_profile(const nlohmann::json& doc, const std::string& file) {
   r.allow("source");
   r.optional_string("source");
   p.seed = r.optional_seed("seed").value_or(1);
+  p.seed_b_to_a = r.optional_seed("seed_b_to_a");
 
   const auto [a_json, b_json] = directions(r);
   const std::string a_path = r.has("a_to_b") ? "$.a_to_b" : "$.b_to_a";

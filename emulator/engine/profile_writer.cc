@@ -501,6 +501,9 @@ json profile_to_json(const Profile& p) {
     j["description"] = p.description;
   }
   j["seed"] = p.seed;
+  if (p.seed_b_to_a) {
+    j["seed_b_to_a"] = *p.seed_b_to_a;
+  }
   put_directions(j, p.a_to_b, p.b_to_a);
   if (!p.classes.empty()) {
     j["classes"] = json::array();

@@ -260,6 +260,10 @@ struct Profile {
   std::string name;
   std::string description;
   std::uint64_t seed = 1;
+  // b_to_a's draws from this seed instead of `seed`: a live run gives each direction the seed
+  // the simulator gives that direction's hop, so both draw the same losses (docs/profiles.md
+  // "Determinism").
+  std::optional<std::uint64_t> seed_b_to_a;
   DirectionSpec a_to_b;
   DirectionSpec b_to_a;
   std::vector<ClassSpec> classes;

@@ -207,9 +207,14 @@ Profile emu_profile(const Scenario& s) {
       std::swap(p.a_to_b, p.b_to_a);
     }
   }
-  // Seeded from the scenario's seed (--seed), as the simulator seeds each hop (network.cc):
-  // a profile's own seed would give every live run the same draws whatever the seed.
-  p.seed = s.seed ^ hash_name("live emu");
+  // Each direction seeded as the simulator seeds that direction's WAN hop (network.cc), from
+  // the scenario's seed (--seed): the same draws live and in the simulator (common random
+  // numbers, docs/profiles.md "Determinism"); a profile's own seed would give every live run
+  // the same draws whatever the seed.
+  const std::string& a = s.topology.regions[0].name;
+  const std::string& b = s.topology.regions[1].name;
+  p.seed = s.seed ^ hash_name("wan " + a + "->" + b);
+  p.seed_b_to_a = s.seed ^ hash_name("wan " + b + "->" + a);
   return p;
 }
 

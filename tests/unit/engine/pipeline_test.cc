@@ -202,5 +202,33 @@ TEST(DirectionEngine, ClassesMatchSourcePortRanges) {
   EXPECT_EQ(sink.drops[DropCause::kLoss], 2U);
 }
 
+// `seed_b_to_a` seeds the b_to_a direction alone: its draws are those of a profile whose
+// `seed` it is, and a_to_b's stay those of `seed`.
+TEST(DirectionEngine, SeedBToASeedsThatDirectionOnly) {
+  const auto losses = [](std::uint64_t seed, std::optional<std::uint64_t> b_seed, Direction d) {
+    Profile p =
+        parse_profile(nlohmann::json::parse(R"({"gradwall": "profile/v1", "a_to_b": {"loss": {"p": 0.1}},
+        "b_to_a": {"loss": {"p": 0.1}}})"),
+                      "p.json");
+    p.seed = seed;
+    p.seed_b_to_a = b_seed;
+    DirectionEngine e(p, d);
+    CollectingSink sink;
+    std::vector<std::uint64_t> kept;
+    for (int i = 0; i < 500; ++i) {
+      Packet q = udp_packet(100);
+      q.handle = static_cast<std::uint64_t>(i);
+      e.push(std::move(q), kEpoch, sink);
+    }
+    for (const Packet& q : sink.delivered) {
+      kept.push_back(q.handle);
+    }
+    return kept;
+  };
+  EXPECT_EQ(losses(1, 7, Direction::kBToA), losses(7, std::nullopt, Direction::kBToA));
+  EXPECT_NE(losses(1, 7, Direction::kBToA), losses(1, std::nullopt, Direction::kBToA));
+  EXPECT_EQ(losses(1, 7, Direction::kAToB), losses(1, std::nullopt, Direction::kAToB));
+}
+
 }  // namespace
 }  // namespace gw

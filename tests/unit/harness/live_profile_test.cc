@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "core/errors.h"
+#include "core/rng.h"
 #include "emulator/engine/profile.h"
 #include "emulator/engine/profile_writer.h"
 #include "emulator/fabric/path_ports.h"
@@ -61,6 +62,21 @@ TEST(LiveProfile, OneClassPerPathOnItsPortsWithItsLinksInSeries) {
   EXPECT_EQ(back.classes[1].match.src_ports, p.classes[1].match.src_ports);
   EXPECT_EQ(back.phases[0].classes[0].b_to_a.rate->rate.bps, 20'000'000U);
   EXPECT_NO_THROW(check_live_scenario(s));
+}
+
+// Common random numbers: each direction of the emulator draws from the seed the simulator gives
+// that direction's WAN hop (emulator/fabric/network.cc: the scenario's seed ^ the hop's name).
+TEST(LiveProfile, EachDirectionSeededAsTheSimulatorsHop) {
+  nlohmann::json doc = two_paths();
+  doc["topology"]["relays"] = nlohmann::json::array();
+  doc["topology"]["wan"] = {{{"between", {"west", "east"}}, {"netem", "delay 20ms loss 1%"}}};
+  doc["topology"].erase("routes");
+  const Scenario s = parse_scenario(doc, "p.json");
+  const Profile p = emu_profile(s);
+  EXPECT_EQ(p.seed, 3 ^ hash_name("wan west->east"));
+  ASSERT_TRUE(p.seed_b_to_a.has_value());
+  EXPECT_EQ(*p.seed_b_to_a, 3 ^ hash_name("wan east->west"));
+  EXPECT_EQ(parse_profile(profile_to_json(p), "emu-profile.json").seed_b_to_a, p.seed_b_to_a);
 }
 
 void expect_refused(const nlohmann::json& doc, const std::string& path, const std::string& words) {
