@@ -102,6 +102,9 @@ TEST(LiveProfile, CheckLiveScenarioRefusesWhatTheBenchCannotCarry) {
   nlohmann::json spray = two_paths();
   spray["controller"] = {{"policy", "te"}, {"spray", true}};
   expect_refused(spray, "$.controller.spray", "simulator only");
+  nlohmann::json fast = two_paths();
+  fast["controller"] = {{"policy", "te"}, {"interval", "10ms"}};
+  expect_refused(fast, "$.controller.interval", "every 20 ms");
 }
 
 }  // namespace
