@@ -81,9 +81,10 @@ void check_live_paths(const Scenario& s, const std::vector<LivePath>& paths) {
   // The emulator publishes its counters every 20 ms (--publish-ms): a shorter interval would
   // read some intervals with nothing new.
   if (s.controller.interval < Duration{40'000'000}) {
-    throw InputError(s.file, "$.controller.interval",
-                     "live mode reads the emulator's counters, published every 20 ms: give at least 40ms, got " +
-                         std::to_string(static_cast<double>(s.controller.interval.count()) / 1e6) + " ms");
+    throw InputError(
+        s.file, "$.controller.interval",
+        "live mode reads the emulator's counters, published every 20 ms: give at least 40ms, got " +
+            std::to_string(static_cast<double>(s.controller.interval.count()) / 1e6) + " ms");
   }
 }
 
