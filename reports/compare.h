@@ -36,6 +36,14 @@ struct CompareRow {
   // metric of BASE missing in NEW counts too (`missing`).
   bool regression = false;
   bool missing = false;
+  // What the regression is judged on when it is not the metric itself: GPU time is judged by
+  // the useful part (1 - idle), as a ratio, so idle 0.939 -> 0.982 (+4.6 %) is useful time
+  // 0.061 -> 0.018 (-70 %, 3.4x less). Empty: the metric; then judged_change_pct = change_pct.
+  std::string judged_on;
+  std::optional<double> judged_change_pct;
+  // The row in a user's units: "CCT p99 of all_reduce/ring/4194304/4: 40 ms -> 48 ms (+20.0 %,
+  // slower)", "GPU idle 0.939 -> 0.982: useful GPU time 6.1 % -> 1.8 % of the run, 3.4x less".
+  std::string says;
 };
 
 struct Comparison {
@@ -48,7 +56,7 @@ Comparison compare(const nlohmann::json& base_report, const nlohmann::json& new_
                    const std::string& base_file = "BASE", const std::string& new_file = "NEW");
 
 nlohmann::json to_json(const Comparison& c);
-// Markdown table: metric, base, new, change %, regression.
+// Markdown table: metric, base, new, change %, regression, and what moved in a user's units.
 std::string compare_table_md(const Comparison& c);
 
 }  // namespace gw::reports

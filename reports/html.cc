@@ -516,7 +516,7 @@ std::string write_html_compare(const std::vector<json>& reports, const std::vect
     os << "<h2>" << xml_escape(names[i]) << " vs " << xml_escape(names[0]) << ": "
        << (c.any_regression ? "regression" : "no regression") << " at " << value_text(tolerance_pct)
        << " %</h2><table><tr><th class=\"l\">metric</th><th>base</th><th>new</th><th>change "
-          "%</th><th></th></tr>\n";
+          "%</th><th></th><th class=\"l\">what moved</th></tr>\n";
     for (const CompareRow& r : c.rows) {
       // Times (cct_p50_ns[...]) as durations, not 3.295e+08.
       const bool ns = r.metric.find("_ns[") != std::string::npos;
@@ -526,7 +526,8 @@ std::string write_html_compare(const std::vector<json>& reports, const std::vect
       os << "<tr" << (r.regression ? " class=\"bad\"" : "") << "><td class=\"l\">" << xml_escape(r.metric)
          << "</td><td>" << cell(r.base) << "</td><td>" << cell(r.next) << "</td><td>"
          << fixed(r.change_pct ? json(*r.change_pct) : json(), 1) << "</td><td>"
-         << (r.regression ? "regression" : "") << "</td></tr>\n";
+         << (r.regression ? "regression" : "") << "</td><td class=\"l\">" << xml_escape(r.says)
+         << "</td></tr>\n";
     }
     os << "</table>\n";
   }

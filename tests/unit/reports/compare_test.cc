@@ -69,16 +69,53 @@ TEST(CompareReports, LowerGoodputIsARegressionAndIdenticalRunsAreNot) {
   EXPECT_NEAR(*g.change_pct, -25, 1e-9);
 }
 
-TEST(CompareReports, IdleFractionFromZeroIsARegressionWithoutPercent) {
+TEST(CompareReports, IdleFractionFromZeroHasNoPercentButIsJudgedOnUsefulTime) {
   json zero = collective_result();
   for (json& it : zero["iterations"]) {
     it["compute_ns"] = 100000000;
     it["exposed_comm_ns"] = 0;
   }
-  const Comparison c = compare(build_report(zero), build_report(collective_result()), 50);
+  const json base = build_report(zero);
+  const json next = build_report(collective_result());
+  const double idle_next = next["gpu"]["totals"]["gpu_idle_fraction"].get<double>();
+  ASSERT_GT(idle_next, 0.01);
+  // Useful time goes 1 -> 1 - idle_next: a loss of idle_next * 100 percent, judged against the
+  // tolerance on either side of it.
+  const Comparison c = compare(base, next, idle_next * 100 - 1);
+  const CompareRow& strict = row(c, "gpu_idle_fraction");
+  EXPECT_FALSE(strict.change_pct.has_value());
+  EXPECT_NEAR(*strict.judged_change_pct, -idle_next * 100, 1e-9);
+  EXPECT_TRUE(strict.regression);
+  EXPECT_FALSE(row(compare(base, next, idle_next * 100 + 1), "gpu_idle_fraction").regression);
+}
+
+// GPU time is judged by its useful part as a ratio (issue 17): idle 0.939 -> 0.982 is +4.6 %
+// on the idle fraction but 3.4x less useful time, a regression at 10 %; the row says so in
+// those terms. An improvement the other way is none.
+TEST(CompareReports, GpuIdleIsJudgedByUsefulTimeAsARatio) {
+  json base = build_report(collective_result());
+  json next = base;
+  base["gpu"]["totals"]["gpu_idle_fraction"] = 0.939;
+  next["gpu"]["totals"]["gpu_idle_fraction"] = 0.982;
+  const Comparison c = compare(base, next, 10);
   const CompareRow& idle = row(c, "gpu_idle_fraction");
-  EXPECT_FALSE(idle.change_pct.has_value());
+  EXPECT_NEAR(*idle.change_pct, (0.982 - 0.939) / 0.939 * 100, 1e-9);  // +4.6 %: under 10 %
+  EXPECT_EQ(idle.judged_on, "useful GPU time (1 - idle)");
+  EXPECT_NEAR(*idle.judged_change_pct, (0.018 - 0.061) / 0.061 * 100, 1e-6);  // -70.5 %
   EXPECT_TRUE(idle.regression);
+  EXPECT_EQ(idle.says, "GPU idle: 0.939 -> 0.982: useful GPU time 6.1 % -> 1.8 % of the run, 3.4x less");
+  EXPECT_FALSE(row(compare(next, base, 10), "gpu_idle_fraction").regression);  // more useful time
+  EXPECT_NE(compare_table_md(c).find("3.4x less"), std::string::npos);
+}
+
+TEST(CompareReports, RowsSayWhatMovedInTheUsersUnits) {
+  const Comparison c = compare(build_report(collective_result()), build_report(scaled_cct(1.2)), 10);
+  EXPECT_EQ(row(c, kP99).says, "CCT p99 of all_reduce/ring/100000000/8: 40 ms -> 48 ms (+20.0 %, slower)");
+  json result = collective_result();
+  result["flows"][0]["goodput_bps"] = 3e9;
+  const Comparison g = compare(build_report(collective_result()), build_report(result), 10);
+  EXPECT_NE(row(g, "goodput_bps[flow 0 a/0->b/0]").says.find("-25.0 %, worse"), std::string::npos)
+      << row(g, "goodput_bps[flow 0 a/0->b/0]").says;
 }
 
 // An op kind BASE has and NEW lacks is missing and a regression (a gate must not pass a run
