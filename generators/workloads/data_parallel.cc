@@ -102,6 +102,34 @@ Workload ddp_workload(const DdpConfig& config, std::uint32_t ranks) {
   return b.take();
 }
 
+std::uint64_t diloco_outer_bytes(const DilocoConfig& config) {
+  const std::uint64_t bits = config.outer_bits != 0 ? config.outer_bits : 8ull * config.model.bytes_per_param;
+  return (config.model.parameters * bits + 7) / 8;
+}
+
+Workload diloco_workload(const DilocoConfig& config, std::uint32_t ranks) {
+  check_common(config.model, ranks, config.iterations);
+  if (config.inner_steps == 0) {
+    throw WorkloadError{"inner_steps must be at least 1"};
+  }
+  const PhaseTimes t = phase_times(config.model, config.compute);
+  const auto buckets = ddp_buckets(diloco_outer_bytes(config), config.bucket_bytes, 0);
+  WorkloadBuilder b("diloco", ranks);
+  for (std::uint32_t k = 0; k < config.iterations; ++k) {
+    b.begin_iteration();
+    std::uint32_t last = b.compute("bwd", t.backward, {b.compute("fwd", t.forward, {})});
+    if ((k + 1) % config.inner_steps != 0) {
+      continue;
+    }
+    for (std::size_t i = 0; i < buckets.size(); ++i) {
+      last = b.collective("outer[" + std::to_string(i) + "]",
+                          collective(coll::Op::kAllReduce, config.algorithm, buckets[i], config.channels),
+                          {last});
+    }
+  }
+  return b.take();
+}
+
 std::vector<std::uint64_t> fsdp_layer_bytes(const ModelSpec& model) {
   const std::uint64_t total = model.parameters * model.bytes_per_param;
   std::vector<std::uint64_t> out(model.layers, total / model.layers);

@@ -33,6 +33,31 @@ std::vector<Duration> ddp_ready_times(const std::vector<std::uint64_t>& buckets,
 // the recurrence of ddp_overlap). The next iteration's forward waits for the last all-reduce.
 Workload ddp_workload(const DdpConfig& config, std::uint32_t ranks);
 
+// Local SGD / DiLoCo (Douillard et al., "DiLoCo: Distributed Low-Communication Training of
+// Language Models", arXiv:2311.08105, 2023): every replica takes `inner_steps` (H) optimizer
+// steps on its own, compute only, then the replicas all-reduce their outer gradients (the
+// parameter change since the last sync) once. Per step that is 1/H of DDP's gradient bytes;
+// `outer_bits` < 8 x bytes_per_param quantizes the outer gradients (Streaming DiLoCo,
+// arXiv:2501.18512, sends them in 4 bits) and shrinks them further.
+struct DilocoConfig {
+  ModelSpec model;
+  ComputeSpec compute;
+  std::uint32_t inner_steps = 1;  // H
+  std::uint32_t outer_bits = 0;   // bits per parameter on the wire; 0 = 8 x bytes_per_param
+  std::uint64_t bucket_bytes = 25ull << 20;
+  coll::Algorithm algorithm = coll::Algorithm::kRing;
+  std::uint32_t channels = 1;
+  std::uint32_t iterations = 1;  // inner steps in all
+};
+
+// The outer all-reduce's bytes: parameters x outer_bits / 8, rounded up.
+std::uint64_t diloco_outer_bytes(const DilocoConfig& config);
+
+// Per iteration k: "fwd", "bwd" (compute only); when k + 1 is a multiple of H, "outer[i]"
+// all-reduces of the outer gradients in buckets, chained on one stream after bwd. The next
+// iteration waits for them (the outer optimizer step needs the averaged gradient).
+Workload diloco_workload(const DilocoConfig& config, std::uint32_t ranks);
+
 struct FsdpConfig {
   ModelSpec model;  // parameters split evenly over model.layers (one FSDP unit per layer)
   ComputeSpec compute;

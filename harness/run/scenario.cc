@@ -444,6 +444,7 @@ Scenario parse_scenario(const nlohmann::json& doc, const std::string& file) {
   s.transport = r.has("transport") ? read_transport(r.object("transport")) : TransportSpec{};
   check_routes(s.topology, file);
   s.workload = read_workload(r.object("workload"), s.topology);
+  s.warmup_iterations = s.workload.period;
   const auto workload = r.object("workload");
   const auto flows = s.workload.flows.empty() ? std::vector<JsonReader>{} : workload.objects("flows");
   for (std::size_t i = 0; i < s.workload.flows.size(); ++i) {

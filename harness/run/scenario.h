@@ -59,7 +59,7 @@ struct Scenario {
   Duration interval{100'000'000};  // time-series sampling
   // Iterations at the start of a collective or training run left out of the reports'
   // percentiles and GPU idle (connections opening, slow start): `results.warmup_iterations`.
-  std::uint32_t warmup_iterations = 1;
+  std::uint32_t warmup_iterations = 1;       // default: one period of the workload (WorkloadSpec::period)
   std::map<std::string, double> thresholds;  // pass/fail limits by name (docs/reports.md)
   CostSpec cost;
   nlohmann::json source;  // the document as read, kept in results

@@ -17,6 +17,7 @@ void read_collective(const JsonReader& w, const fabric::TopologySpec& topo, Work
 std::vector<IterationPlan> collective_plans(const WorkloadSpec& spec);
 
 void read_ddp(const JsonReader& w, const fabric::TopologySpec& topo, WorkloadSpec& spec);
+void read_diloco(const JsonReader& w, const fabric::TopologySpec& topo, WorkloadSpec& spec);
 void read_fsdp(const JsonReader& w, const fabric::TopologySpec& topo, WorkloadSpec& spec);
 void read_moe(const JsonReader& w, const fabric::TopologySpec& topo, WorkloadSpec& spec);
 void read_pipeline(const JsonReader& w, const fabric::TopologySpec& topo, WorkloadSpec& spec);

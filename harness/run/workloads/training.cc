@@ -128,6 +128,34 @@ void read_ddp(const JsonReader& w, const fabric::TopologySpec& topo, WorkloadSpe
   });
 }
 
+void read_diloco(const JsonReader& w, const fabric::TopologySpec& topo, WorkloadSpec& spec) {
+  const Job job = read_job(w, topo, spec);
+  wl::DilocoConfig cfg;
+  cfg.model = job.model;
+  cfg.compute = job.compute;
+  cfg.algorithm = read_algorithm(w, "ring");
+  cfg.channels = read_channels(w, spec);
+  cfg.bucket_bytes = w.bytes("bucket", 1, std::uint64_t{1} << 40).value_or(cfg.bucket_bytes);
+  cfg.inner_steps = static_cast<std::uint32_t>(w.optional_integer("inner_steps", 1, 100'000).value_or(1));
+  const std::string compression = w.choice("compression", {"none", "int8", "int4"}, "none");
+  cfg.outer_bits = compression == "int8" ? 8 : compression == "int4" ? 4 : 0;
+  if (spec.iterations % cfg.inner_steps != 0) {
+    w.fail("iterations", std::to_string(spec.iterations) + " is not a whole number of outer steps of " +
+                             std::to_string(cfg.inner_steps) + " inner steps (inner_steps)");
+  }
+  spec.period = cfg.inner_steps;
+  const std::uint64_t buckets = (wl::diloco_outer_bytes(cfg) + cfg.bucket_bytes - 1) / cfg.bucket_bytes;
+  if (buckets > kMaxBucketsPerIteration) {
+    w.fail(w.has("bucket") ? "bucket" : "kind", "the outer all-reduce cuts into " + std::to_string(buckets) +
+                                                    " buckets, more than " +
+                                                    std::to_string(kMaxBucketsPerIteration));
+  }
+  build(w, topo, spec, [cfg, ranks = job.ranks](std::uint32_t iterations) mutable {
+    cfg.iterations = iterations;
+    return wl::diloco_workload(cfg, ranks);
+  });
+}
+
 void read_fsdp(const JsonReader& w, const fabric::TopologySpec& topo, WorkloadSpec& spec) {
   const Job job = read_job(w, topo, spec);
   wl::FsdpConfig cfg;

@@ -15,6 +15,7 @@ constexpr std::array kRegistry{
     WorkloadKind{"flows", false, "", kinds::read_flows, nullptr},
     WorkloadKind{"collective", true, "collectives", kinds::read_collective, kinds::collective_plans},
     WorkloadKind{"ddp", true, "collectives", kinds::read_ddp, kinds::training_plans},
+    WorkloadKind{"diloco", true, "collectives", kinds::read_diloco, kinds::training_plans},
     WorkloadKind{"fsdp", true, "collectives", kinds::read_fsdp, kinds::training_plans},
     WorkloadKind{"moe", true, "collectives", kinds::read_moe, kinds::training_plans},
     WorkloadKind{"pipeline", true, "transfers", kinds::read_pipeline, kinds::training_plans},

@@ -43,6 +43,9 @@ struct WorkloadSpec {
   std::vector<FlowSpec> flows;
   // collective: `iterations` times (compute for `compute`, then the collective).
   std::uint32_t iterations = 1;
+  // Iterations in one period of the job's pattern (diloco: its H inner steps); the warm-up
+  // that statistics leave out is one period unless `results.warmup_iterations` says otherwise.
+  std::uint32_t period = 1;
   Duration compute{0};
   coll::CollectiveSpec collective;
   // ddp, fsdp, moe, pipeline: the training job's work items over all iterations (generators/workloads).

@@ -22,7 +22,7 @@ TEST(WorkloadKind, EveryEntryCanBeReadAndRun) {
     EXPECT_EQ(k.iterations, k.plans != nullptr) << name;
     EXPECT_EQ(k.iterations, !k.ops_key.empty()) << name;
   }
-  EXPECT_EQ(seen, (std::set<std::string>{"flows", "collective", "ddp", "fsdp", "moe", "pipeline"}));
+  EXPECT_EQ(seen, (std::set<std::string>{"flows", "collective", "ddp", "diloco", "fsdp", "moe", "pipeline"}));
   EXPECT_EQ(workload_kind("pipeline").ops_key, "transfers");
   EXPECT_EQ(find_workload_kind("tensor_parallel"), nullptr);
   EXPECT_THROW((void)workload_kind("tensor_parallel"), std::logic_error);
@@ -37,6 +37,28 @@ nlohmann::json scenario_with(const nlohmann::json& workload) {
               {{"name", "b"}, {"hosts", 2}, {"nic_rate", "10Gbit"}}}},
             {"wan", {{{"between", {"a", "b"}}, {"netem", "delay 5ms rate 1Gbit"}}}}}},
           {"workload", workload}};
+}
+
+// diloco: the warm-up is one outer step, and iterations that stop inside an outer step are
+// refused with the key and the reason.
+TEST(WorkloadKind, DilocoWarmsUpOneOuterStepAndRefusesPartialOnes) {
+  nlohmann::json w = {{"kind", "diloco"},
+                      {"iterations", 8},
+                      {"inner_steps", 4},
+                      {"compression", "int4"},
+                      {"model", {{"parameters", 1e6}}},
+                      {"compute", {{"forward", "1ms"}, {"backward", "2ms"}}}};
+  const Scenario s = parse_scenario(scenario_with(w), "d.json");
+  EXPECT_EQ(s.warmup_iterations, 4U);
+  EXPECT_EQ(iteration_plans(s.workload).size(), 8U);
+  w["iterations"] = 6;
+  try {
+    (void)parse_scenario(scenario_with(w), "d.json");
+    FAIL() << "6 iterations of H = 4 accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.path(), "$.workload.iterations");
+    EXPECT_NE(e.reason().find("not a whole number of outer steps"), std::string::npos) << e.reason();
+  }
 }
 
 // The plans the collective driver gets, per kind: a collective's iterations are compute then
@@ -85,9 +107,9 @@ TEST(WorkloadKind, AnUnknownKindListsTheRegistry) {
     FAIL();
   } catch (const InputError& e) {
     EXPECT_EQ(e.path(), "$.workload.kind");
-    EXPECT_EQ(
-        e.reason(),
-        "must be one of flows, collective, ddp, fsdp, moe, pipeline, got \"dddp\" (did you mean \"ddp\"?)");
+    EXPECT_EQ(e.reason(),
+              "must be one of flows, collective, ddp, diloco, fsdp, moe, pipeline, got \"dddp\" (did you "
+              "mean \"ddp\"?)");
   }
 }
 

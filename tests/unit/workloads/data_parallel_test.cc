@@ -84,6 +84,64 @@ TEST(DdpWorkload, AllReducesCarryExactlyTheGradientBytesEachIteration) {
   }
 }
 
+// DiLoCo with H inner steps: compute only on H-1 of every H steps, then the outer all-reduce
+// of all the parameters; over a whole number of outer steps, exactly 1/H of DDP's bytes.
+TEST(DilocoWorkload, SendsOneHthOfDdpBytesPerStep) {
+  const DdpConfig ddp = small_ddp();
+  for (const std::uint32_t h : {1u, 2u, 4u}) {
+    DilocoConfig c;
+    c.model = ddp.model;
+    c.compute = ddp.compute;
+    c.inner_steps = h;
+    c.iterations = 4;
+    const Workload w = diloco_workload(c, 8);
+    ASSERT_EQ(testing::order_error(w), "");
+    std::uint64_t bytes = 0;
+    Duration compute{0};
+    for (const WorkItem& item : w.items) {
+      if (item.kind == WorkKind::kCollective) {
+        EXPECT_EQ((item.iteration + 1) % h, 0u) << "an outer all-reduce only at the end of an outer step";
+        bytes += item.collective.bytes;
+      } else {
+        compute += item.duration;
+      }
+    }
+    DdpConfig four = ddp;
+    four.iterations = 4;
+    std::uint64_t ddp_bytes = 0;
+    for (const WorkItem& item : ddp_workload(four, 8).items) {
+      ddp_bytes += item.kind == WorkKind::kCollective ? item.collective.bytes : 0;
+    }
+    EXPECT_EQ(bytes * h, ddp_bytes) << "H = " << h;
+    EXPECT_EQ(compute, Duration{4 * 30'000'000});
+  }
+}
+
+TEST(DilocoWorkload, CompressionSetsBitsPerParameterOnTheWire) {
+  DilocoConfig c;
+  c.model.parameters = 1'000'001;
+  EXPECT_EQ(diloco_outer_bytes(c), 2'000'002u);  // bf16, uncompressed
+  c.outer_bits = 8;
+  EXPECT_EQ(diloco_outer_bytes(c), 1'000'001u);
+  c.outer_bits = 4;
+  EXPECT_EQ(diloco_outer_bytes(c), 500'001u);  // rounded up to whole bytes
+}
+
+TEST(DilocoWorkload, NextStepWaitsForTheOuterAllReduce) {
+  DilocoConfig c;
+  c.model.parameters = 1'000'000;
+  c.compute.forward = Duration{10};
+  c.compute.backward = Duration{20};
+  c.inner_steps = 2;
+  c.iterations = 4;
+  const Workload w = diloco_workload(c, 4);
+  // Collectives take 100 each: 2 steps (60), the outer all-reduce (100), 2 steps, again.
+  EXPECT_EQ(
+      testing::makespan(
+          w, [](const WorkItem& i) { return i.kind == WorkKind::kCollective ? Duration{100} : i.duration; }),
+      Duration{2 * (60 + 100)});
+}
+
 TEST(DdpWorkload, ExecutedIterationMatchesTheRecurrence) {
   const DdpConfig c = small_ddp();
   const Workload w = ddp_workload(c, 8);
