@@ -535,4 +535,8 @@ std::string write_html_compare(const std::vector<json>& reports, const std::vect
   return os.str();
 }
 
+std::string html_page_head(const std::string& title) {
+  return head(title);
+}
+
 }  // namespace gw::reports

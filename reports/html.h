@@ -18,6 +18,9 @@ std::string write_html(const nlohmann::json& report, const nlohmann::json& resul
 // Several runs (a sweep, or base and new): key metrics side by side, each run against the
 // first (reports/compare.h), and bar charts of the per-op p99 CCT and the GPU idle fraction.
 // `labels` name the runs (default: scenario and seed).
+// The start of a page in the reports' style, up to and including <body>.
+std::string html_page_head(const std::string& title);
+
 std::string write_html_compare(const std::vector<nlohmann::json>& reports,
                                const std::vector<std::string>& labels = {}, double tolerance_pct = 10);
 

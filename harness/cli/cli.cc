@@ -31,6 +31,8 @@ const Command kCommands[] = {
      cmd_run},
     {"compare", "compare two runs (report.json or result.json); exit 1 on a regression", cmd_compare},
     {"sweep", "run a grid of a scenario's settings; one comparison report", cmd_sweep},
+    {"advise", "search the cheapest change that makes a scenario pass; ranked advice and settings to paste",
+     cmd_advise},
     {"endpoint", nullptr, cmd_endpoint},          // hidden: one side of a live run (live_runner.h)
     {"endpoint-tcp", nullptr, cmd_endpoint_tcp},  // hidden: one side of a kernel-TCP baseline run
 };

@@ -50,6 +50,7 @@ struct RunRequest {
   bool quiet = false;
   bool estimate = false;
   bool force = false;
+  bool ideal = true;  // the unimpaired baseline run (slowdown_vs_ideal)
 };
 
 po::options_description run_options(RunRequest& r) {
@@ -87,7 +88,9 @@ po::options_description run_options(RunRequest& r) {
       "falls in their spread (1: the run's seed only)")(
       "estimate", "print the estimated memory and CPU time of the run and exit (docs/scenarios.md \"Cost\")")(
       "force", "run even when the estimated memory or time is above the limit (docs/scenarios.md \"Cost\")")(
-      "scenario", po::value<std::string>(), "scenario file");
+      "no-ideal",
+      "skip the unimpaired baseline run: no slowdown_vs_ideal, so a slowdown check is not measured (advise's "
+      "screening runs)")("scenario", po::value<std::string>(), "scenario file");
   return opts;
 }
 
@@ -120,6 +123,7 @@ std::optional<RunRequest> parse_request(const Args& args) {
   r.quiet = vm.count("quiet") > 0;
   r.estimate = vm.count("estimate") > 0;
   r.force = vm.count("force") > 0;
+  r.ideal = vm.count("no-ideal") == 0;
   if (r.mode != "sim" && r.mode != "live" && r.mode != "both") {
     throw InputError("--mode", "", "\"sim\", \"live\" or \"both\", got \"" + r.mode + "\"");
   }
@@ -297,7 +301,7 @@ Measured measure(const Scenario& scenario, const RunRequest& r, LiveBaselines ba
   }
   m.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   compare_policies(scenario, m.json);
-  if (workload_kind(scenario.workload.kind).iterations) {
+  if (workload_kind(scenario.workload.kind).iterations && r.ideal) {
     // slowdown_vs_ideal: the same job on the same topology with every WAN link reduced to its
     // propagation delay and rate (no loss, jitter, AQM or queue limit) and no background
     // traffic, in virtual time.

@@ -3,10 +3,6 @@
 // indices as numbers: `transport.cc`, `topology.wan.0.netem`) to each of its values, one
 // `gradwall run` process per point, up to N at once (default: the cores), and writes one
 // comparison: DIR/sweep.json and DIR/sweep.html. docs/guide/run.md.
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <boost/program_options.hpp>
 #include <filesystem>
@@ -18,10 +14,9 @@
 #include "core/json_reader.h"
 #include "harness/cli/cli.h"
 #include "harness/cli/commands.h"
+#include "harness/cli/run_points.h"
 #include "harness/run/scenario.h"
 #include "reports/html.h"
-
-extern char** environ;
 
 namespace gw {
 
@@ -100,40 +95,6 @@ void set_path(nlohmann::json& doc, const Axis& a, const nlohmann::json& value) {
   *at = value;
 }
 
-// Runs `gradwall run` on each point, at most `jobs` at once; returns the exit codes.
-std::vector<int> run_all(const std::vector<fs::path>& scenarios, const std::vector<fs::path>& outs,
-                         unsigned jobs) {
-  std::vector<int> codes(scenarios.size(), -1);
-  std::vector<std::pair<pid_t, std::size_t>> running;
-  std::size_t next = 0;
-  while (next < scenarios.size() || !running.empty()) {
-    while (next < scenarios.size() && running.size() < jobs) {
-      std::vector<std::string> argv_s{"gradwall",          "run",    scenarios[next].string(), "--out",
-                                      outs[next].string(), "--quiet"};
-      std::vector<char*> argv;
-      for (std::string& s : argv_s) {
-        argv.push_back(s.data());
-      }
-      argv.push_back(nullptr);
-      pid_t pid = 0;
-      if (posix_spawn(&pid, "/proc/self/exe", nullptr, nullptr, argv.data(), environ) != 0) {
-        throw EnvironmentError("cannot start gradwall run for " + scenarios[next].string());
-      }
-      running.emplace_back(pid, next++);
-    }
-    int status = 0;
-    const pid_t done = ::wait(&status);
-    for (auto it = running.begin(); it != running.end(); ++it) {
-      if (it->first == done) {
-        codes[it->second] = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-        running.erase(it);
-        break;
-      }
-    }
-  }
-  return codes;
-}
-
 // Every combination of the axes' values: one index per axis.
 std::vector<std::vector<std::size_t>> grid(const std::vector<Axis>& axes) {
   std::vector<std::vector<std::size_t>> points{{}};
@@ -149,21 +110,6 @@ std::vector<std::vector<std::size_t>> grid(const std::vector<Axis>& axes) {
     points = grown;
   }
   return points;
-}
-
-// Profiles named relative to the original scenario stay where they were.
-void absolute_profiles(nlohmann::json& doc, const std::string& file) {
-  if (!doc.contains("topology") || !doc["topology"].contains("wan") || !doc["topology"]["wan"].is_array()) {
-    return;
-  }
-  for (auto& link : doc["topology"]["wan"]) {
-    if (link.is_object() && link.contains("profile") && link["profile"].is_string()) {
-      const fs::path rel = fs::path(file).parent_path() / link["profile"].get<std::string>();
-      if (fs::is_regular_file(rel)) {
-        link["profile"] = fs::absolute(rel).string();
-      }
-    }
-  }
 }
 
 // One point of the grid: its settings, its scenario file and its output folder.
@@ -276,7 +222,7 @@ int cmd_sweep(const Args& args) {
     scenarios.push_back(p.scenario);
     outs.push_back(p.out);
   }
-  return collect(points, run_all(scenarios, outs, jobs), file, out);
+  return collect(points, run_points(scenarios, outs, jobs), file, out);
 }
 
 }  // namespace gw

@@ -23,30 +23,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// A WAN profile named in a scenario: a path relative to the scenario's folder, or the name of
-// a shipped profile ("cross-continent" -> profiles/wan/cross-continent.json).
-std::string resolve_profile(const std::string& name, const std::string& scenario_file) {
-  std::vector<fs::path> tries;
-  const fs::path given(name);
-  if (given.is_absolute()) {
-    tries.push_back(given);
-  } else {
-    tries.push_back(fs::path(scenario_file).parent_path() / given);
-    tries.push_back(given);
-    for (const std::string& dir : data_search_dirs("wan")) {
-      tries.push_back(fs::path(dir) / given);
-      tries.push_back(fs::path(dir) / (name + ".json"));
-    }
-  }
-  for (const fs::path& p : tries) {
-    std::error_code ec;
-    if (fs::is_regular_file(p, ec)) {
-      return p.string();
-    }
-  }
-  return name;  // load_profile reports the file as missing
-}
-
 // Builds one controller to check the name and parameters now rather than mid-run.
 void check_cc(const JsonReader& r, const std::string& name_key, const std::string& name,
               const std::string& params_key, const cc::CcParams& params) {
@@ -471,6 +447,7 @@ Scenario parse_scenario(const nlohmann::json& doc, const std::string& file) {
     s.cost.usd_per_gpu_hour = c->optional_number("usd_per_gpu_hour", 0, 1e6).value_or(0);
     s.cost.gpu_watts = c->optional_number("gpu_watts", 0, 1e5).value_or(0);
     s.cost.run_hours = c->optional_number("run_hours", 0, 1e6).value_or(0);
+    s.cost.usd_per_gbps_month = c->optional_number("usd_per_gbps_month", 0, 1e9).value_or(0);
     c->finish();
   }
   if (const auto results = r.optional_object("results")) {
@@ -481,6 +458,28 @@ Scenario parse_scenario(const nlohmann::json& doc, const std::string& file) {
   }
   r.finish();
   return s;
+}
+
+std::string resolve_profile(const std::string& name, const std::string& scenario_file) {
+  std::vector<fs::path> tries;
+  const fs::path given(name);
+  if (given.is_absolute()) {
+    tries.push_back(given);
+  } else {
+    tries.push_back(fs::path(scenario_file).parent_path() / given);
+    tries.push_back(given);
+    for (const std::string& dir : data_search_dirs("wan")) {
+      tries.push_back(fs::path(dir) / given);
+      tries.push_back(fs::path(dir) / (name + ".json"));
+    }
+  }
+  for (const fs::path& p : tries) {
+    std::error_code ec;
+    if (fs::is_regular_file(p, ec)) {
+      return p.string();
+    }
+  }
+  return name;  // load_profile reports the file as missing
 }
 
 Scenario load_scenario(const std::string& file) {

@@ -26,6 +26,7 @@ struct CostSpec {
   double usd_per_gpu_hour = 0;
   double gpu_watts = 0;
   double run_hours = 0;
+  double usd_per_gbps_month = 0;  // WAN capacity's price (advise weighs it against idle GPUs)
 };
 
 struct TransportSpec {
@@ -64,6 +65,11 @@ struct Scenario {
   CostSpec cost;
   nlohmann::json source;  // the document as read, kept in results
 };
+
+// A WAN profile named in a scenario: a path relative to the scenario's folder, or the name of
+// a shipped profile ("cross-continent" -> profiles/wan/cross-continent.json); the name itself
+// when none exists (loading it then reports the file as missing).
+std::string resolve_profile(const std::string& name, const std::string& scenario_file);
 
 Scenario load_scenario(const std::string& file);
 Scenario parse_scenario(const nlohmann::json& doc, const std::string& file);

@@ -301,25 +301,8 @@ void SimRun::start_collectives() {
       std::make_unique<CollectiveDriver>(loop_, *this, placement, iteration_plans(w), link_model(), w.nccl);
 }
 
-// The α-β model's parameters for this network (docs/references.md §5), per ordered pair of regions:
-// α = the route's one-way base delay plus one full packet's transmission at its bottleneck
-// (per-message overhead), β = 1 / the route's smallest rate (NICs included). Inside a region the
-// route is its downlink.
 coll::LinkModel SimRun::link_model() const {
-  const std::uint32_t n = net_.region_count();
-  coll::LinkModel links = coll::LinkModel::uniform(n, coll::AlphaBeta{});
-  const std::uint32_t packet = predicted_packet_bytes(scenario_.transport.config.mtu_bytes);
-  for (std::uint32_t a = 0; a < n; ++a) {
-    for (std::uint32_t b = 0; b < n; ++b) {
-      if (net_.region(a).hosts == 0 || net_.region(b).hosts == 0) {
-        continue;
-      }
-      links.pair[static_cast<std::size_t>(a) * n + b] =
-          path_alpha_beta(net_.base_delay(a, b), net_.base_delay(a, b) + net_.base_delay(b, a),
-                          net_.bottleneck_rate(a, b), packet);
-    }
-  }
-  return links;
+  return link_model_of(net_, scenario_.transport.config.mtu_bytes);
 }
 
 std::uint64_t SimRun::send(std::uint32_t src, std::uint32_t dst, std::uint32_t channel, std::uint64_t bytes,
