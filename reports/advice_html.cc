@@ -26,8 +26,8 @@ std::string num(double v) {
   return b;
 }
 
-// One circle per ranked change at (cost, slowdown); the Pareto front joined by a line and its
-// circles filled. The first choice is labelled 1.
+// One square per ranked change at (cost, slowdown), labelled with its rank; the Pareto front
+// joined by a line and its squares filled.
 std::string scatter(const std::vector<Dot>& dots, const std::string& x_label, const std::string& y_label) {
   constexpr double kW = 640, kH = 360, kL = 70, kB = 40, kT = 20, kR = 20;
   double xmax = 0, ymax = 0;
@@ -40,8 +40,9 @@ std::string scatter(const std::vector<Dot>& dots, const std::string& x_label, co
   auto px = [&](double x) { return kL + x / xmax * (kW - kL - kR); };
   auto py = [&](double y) { return kH - kB - y / ymax * (kH - kB - kT); };
   std::ostringstream os;
-  os << "<svg id=\"plot-advice\" viewBox=\"0 0 " << kW << " " << kH << "\" width=\"" << kW << "\" height=\""
-     << kH << "\" role=\"img\"><title>" << xml_escape(y_label + " against " + x_label) << "</title>\n";
+  os << "<figure id=\"plot-advice\"><svg class=\"chart\" viewBox=\"0 0 " << kW << " " << kH << "\" width=\""
+     << kW << "\" height=\"" << kH << "\" role=\"img\"><title>" << xml_escape(y_label + " against " + x_label)
+     << "</title>\n";
   os << "<line x1=\"" << kL << "\" y1=\"" << kH - kB << "\" x2=\"" << kW - kR << "\" y2=\"" << kH - kB
      << "\" stroke=\"#444\"/><line x1=\"" << kL << "\" y1=\"" << kT << "\" x2=\"" << kL << "\" y2=\""
      << kH - kB << "\" stroke=\"#444\"/>\n";
@@ -53,18 +54,19 @@ std::string scatter(const std::vector<Dot>& dots, const std::string& x_label, co
   std::copy_if(dots.begin(), dots.end(), std::back_inserter(front), [](const Dot& d) { return d.front; });
   std::sort(front.begin(), front.end(), [](const Dot& a, const Dot& b) { return a.x < b.x; });
   if (front.size() > 1) {
-    os << "<polyline class=\"pareto\" fill=\"none\" stroke=\"#c60\" stroke-width=\"2\" points=\"";
+    os << "<polyline class=\"pareto\" fill=\"none\" stroke=\"#1f77b4\" stroke-width=\"2\" points=\"";
     for (const Dot& d : front) {
       os << num(px(d.x)) << "," << num(py(d.y)) << " ";
     }
     os << "\"/>\n";
   }
-  for (const Dot& d : dots) {
-    os << "<circle cx=\"" << num(px(d.x)) << "\" cy=\"" << num(py(d.y)) << "\" r=\"6\" "
-       << (d.front ? "class=\"front\" fill=\"#c60\"" : "fill=\"none\"") << " stroke=\"#c60\"/>";
+  for (const Dot& d : dots) {  // a square per change, filled on the front
+    os << "<rect x=\"" << num(px(d.x) - 6) << "\" y=\"" << num(py(d.y) - 6)
+       << "\" width=\"12\" height=\"12\" "
+       << (d.front ? "class=\"front\" fill=\"#1f77b4\"" : "fill=\"#ffffff\"") << " stroke=\"#1f77b4\"/>";
     os << "<text x=\"" << num(px(d.x) + 8) << "\" y=\"" << num(py(d.y) - 8) << "\">" << d.rank << "</text>\n";
   }
-  os << "</svg>\n";
+  os << "</svg></figure>\n";
   return os.str();
 }
 

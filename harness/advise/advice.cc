@@ -127,6 +127,16 @@ json space_json(const Search& s) {
   return axes;
 }
 
+// The first choice against the scenario on the metrics both have: a changed algorithm or bucket
+// size renames the op kinds, and a metric that is only renamed is not a regression.
+reports::Comparison applied_comparison(const json& base, const json& next) {
+  reports::Comparison c = reports::compare(base, next, 10);
+  std::erase_if(c.rows, [](const reports::CompareRow& r) { return !r.base || !r.next; });
+  c.any_regression =
+      std::any_of(c.rows.begin(), c.rows.end(), [](const reports::CompareRow& r) { return r.regression; });
+  return c;
+}
+
 json applied_json(const Search& s, const json& first, const fs::path& out) {
   const Measured* orig = s.points[0].best_full();
   if (orig == nullptr || orig->verdict == "error" || first["measured"]["verdict"] == "error") {
@@ -137,7 +147,7 @@ json applied_json(const Search& s, const json& first, const fs::path& out) {
       read_json_file((out / first["measured"]["run"].get<std::string>() / "report.json").string());
   return {{"original_run", orig->out},
           {"recommended_run", first["measured"]["run"]},
-          {"comparison", reports::to_json(reports::compare(base, next, 10))}};
+          {"comparison", reports::to_json(applied_comparison(base, next))}};
 }
 
 json caveats(const json&, const std::vector<json>& ranked) {
@@ -399,14 +409,19 @@ std::string write_advice(const Advice& a, const Search& s, const Scenario& origi
   write_text_file_atomically((out / "k8s.yaml").string(), k8s_yaml(chosen, st));
   write_text_file_atomically((out / "ray_placement.py").string(), ray_py(chosen));
   if (a.doc["applied"].is_object()) {
-    reports::Comparison c;
     const json& j = a.doc["applied"];
     const json base = read_json_file((out / j["original_run"].get<std::string>() / "report.json").string());
     const json next =
         read_json_file((out / j["recommended_run"].get<std::string>() / "report.json").string());
-    write_text_file_atomically((out / "applied.md").string(),
-                               "# Applied in sim: the first choice against the scenario as it is\n\n" +
-                                   reports::compare_table_md(reports::compare(base, next, 10)));
+    write_text_file_atomically(
+        (out / "applied.md").string(),
+        "# Applied in sim: the first choice against the scenario as it is\n\n"
+        "Base: " +
+            j["original_run"].get<std::string>() +
+            "/report.json; new: " + j["recommended_run"].get<std::string>() +
+            "/report.json. Metrics of one run only (op kinds renamed by a new algorithm or "
+            "bucket size) are left out; both reports have them.\n\n" +
+            reports::compare_table_md(applied_comparison(base, next)));
   }
   return summary;
 }

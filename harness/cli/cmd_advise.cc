@@ -18,6 +18,7 @@
 #include "harness/cli/cli.h"
 #include "harness/cli/commands.h"
 #include "harness/cli/run_points.h"
+#include "harness/run/workloads/workload_kind.h"
 
 namespace gw {
 
@@ -127,6 +128,11 @@ int cmd_advise(const Args& args) {
   const std::string file = vm["scenario"].as<std::string>();
   const json doc = read_json_file(file);
   const Scenario original = parse_scenario(doc, file);
+  if (!workload_kind(original.workload.kind).iterations) {
+    throw InputError(file, "$.workload.kind",
+                     "advise ranks changes by GPU idle time per iteration: a \"" + original.workload.kind +
+                         "\" run has no iterations");
+  }
   fs::create_directories(out);
   so.out = out;
   const advise::Search s = advise::search(doc, file, so);
