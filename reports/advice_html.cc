@@ -75,8 +75,8 @@ std::string scatter(const std::vector<Dot>& dots, const std::string& x_label, co
 std::string write_advice_html(const json& a) {
   const bool priced = a["ranked_on"] == "usd_per_month";
   std::ostringstream os;
-  os << html_page_head("gradwall advise: " + a["name"].get<std::string>());
-  os << "<h1>gradwall advise: " << xml_escape(a["name"].get<std::string>()) << "</h1>\n";
+  os << html_page_head("gradwall: advice for " + a["name"].get<std::string>());
+  os << "<h1>gradwall: advice for " << xml_escape(a["name"].get<std::string>()) << "</h1>\n";
   const json& first = a["first_choice"];
   os << "<p id=\"first-choice\">First choice: <b>"
      << xml_escape(first.is_null() ? "none" : first["change"].get<std::string>()) << "</b> — "

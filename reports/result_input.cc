@@ -284,10 +284,11 @@ void read_scenario(const JsonReader& result, ResultInput& in) {
   const JsonReader s = result.object("scenario_json");
   if (const auto c = s.optional_object("cost")) {
     CostSettings cost;
-    cost.gpus = c->number("gpus", 0, 1e12);
-    cost.usd_per_gpu_hour = c->number("usd_per_gpu_hour", 0, 1e12);
-    cost.gpu_watts = c->number("gpu_watts", 0, 1e9);
-    cost.run_hours = c->number("run_hours", 0, 1e9);
+    // Each optional, as the scenario reads them (docs/scenarios.md "cost"): 0 when absent.
+    cost.gpus = c->optional_number("gpus", 0, 1e12).value_or(0);
+    cost.usd_per_gpu_hour = c->optional_number("usd_per_gpu_hour", 0, 1e12).value_or(0);
+    cost.gpu_watts = c->optional_number("gpu_watts", 0, 1e9).value_or(0);
+    cost.run_hours = c->optional_number("run_hours", 0, 1e9).value_or(0);
     in.cost = cost;
   }
   if (s.raw().contains("transport") && s.raw().at("transport").is_object()) {

@@ -376,9 +376,10 @@ std::string summary_md(const json& a) {
   }
   for (const json& c : a["capacity"]) {
     os << "\nCapacity (" << c["settings"].get<std::string>() << "): "
-       << (c["least_factor"].is_null() ? "no pass up to x" + reports::value_text(c["largest_tried"])
-                                       : "passes from x" + reports::value_text(c["least_factor"]) + " (" +
-                                             reports::value_text(c["wan_gbps"]) + " Gbit/s per WAN link)")
+       << (c["least_factor"].is_null()
+               ? "no pass up to x" + reports::value_text(c["largest_tried"])
+               : "passes from x" + reports::value_text(c["least_factor"]) + " (" +
+                     reports::value_text(c["wan_gbps"]) + " Gbit/s of WAN, all links)")
        << "\n";
   }
   for (const json& c : a["caveats"]) {

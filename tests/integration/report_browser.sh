@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# report.html and sweep.html opened in headless Chromium (Debian's chromium, ci/setup-deps), with
+# report.html, sweep.html and advice.html opened in headless Chromium (Debian's chromium, ci/setup-deps), with
 # no network: each page renders (the DOM Chromium built has the title, the tables and the
 # plots: <figure id="plot-..."> holding an <svg class="chart"> with its lines or bars), the page
 # logs nothing to the console (it has no script, so any console message is an error: a
@@ -180,6 +180,12 @@ run "$GW" sweep "$SRC/tests/golden/scenarios/ring-allreduce-2x2.json" --set tran
 [[ $rc == 0 || $rc == 1 ]] || fail "sweep exited $rc: $err"
 open_page "$TMP/sweep/sweep.html" sweep 1280 1200
 check_page sweep 1280 1200 plot-compare-cct-p99-0
+
+# ... and advise's page: the ranked changes and the cost-against-speed plot (Pareto front).
+run "$GW" advise "$SRC/tests/golden/scenarios/ring-allreduce-2x2.json" --axes cc --out advise --jobs 2
+[[ $rc == 0 || $rc == 1 ]] || fail "advise exited $rc: $err"
+open_page "$TMP/advise/advice.html" advise 1280 1200
+check_page advise 1280 1200 plot-advice
 
 if [[ -n ${GW_KEEP_SCREENSHOTS:-} ]]; then
   mkdir -p "$GW_KEEP_SCREENSHOTS" && cp "$TMP"/*.png "$GW_KEEP_SCREENSHOTS"/
