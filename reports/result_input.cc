@@ -377,9 +377,12 @@ ResultInput read_result(const nlohmann::json& result, const std::string& file) {
   }
   if (r.has("baseline") && !r.raw().at("baseline").is_null()) {
     const JsonReader b = r.object("baseline");
-    in.has_baseline = true;
-    in.baseline_collectives = records<CollectiveRecord>(b, "collectives", collective_of);
-    in.baseline_iterations = records<IterationRecord>(b, "iterations", iteration_of);
+    // The unimpaired run can stall too (a controller that never opens its window): what it
+    // did not finish is left out, and with no finished iteration there is no baseline.
+    std::uint64_t unfinished = 0;
+    in.baseline_collectives = finished_records<CollectiveRecord>(b, "collectives", collective_of, unfinished);
+    in.baseline_iterations = finished_records<IterationRecord>(b, "iterations", iteration_of, unfinished);
+    in.has_baseline = !in.baseline_iterations.empty();
   }
   in.accounting = accounting_of(r);
   read_scenario(r, in);

@@ -60,6 +60,7 @@ void CollectiveDriver::begin_iteration(Instant now) {
   }
   if (plan.items.empty()) {
     iterations_.back().end = now;
+    iterations_.back().finished = true;
     ++iteration_;
     begin_iteration(now);
   }
@@ -201,6 +202,7 @@ void CollectiveDriver::delivered(std::uint64_t network_message, Instant now) {
   const MessageRef ref = messages_[message];
   if (ref.p2p) {
     transfers_[ref.transfer].end = now;
+    transfers_[ref.transfer].finished = true;
     finish_item(ref.op, now);
     return;
   }
@@ -220,6 +222,7 @@ void CollectiveDriver::delivered(std::uint64_t network_message, Instant now) {
 void CollectiveDriver::finish_op(RunningOp& op, Instant now) {
   OpRecord& rec = ops_[op.record];
   rec.end = now;
+  rec.finished = true;
   std::optional<WanLedger> wan = net_->wan_ledger(now);
   if (wan && op.wan_at_start) {
     *wan -= *op.wan_at_start;
@@ -252,6 +255,7 @@ void CollectiveDriver::finish_item(std::uint32_t item, Instant now) {
   }
   if (items_done_ == plan.items.size()) {
     iterations_.back().end = now;
+    iterations_.back().finished = true;
     running_.clear();
     ++iteration_;
     begin_iteration(now);
@@ -261,7 +265,7 @@ void CollectiveDriver::finish_item(std::uint32_t item, Instant now) {
 nlohmann::json add_driver_results(const CollectiveDriver& driver, bool finished_only, SimResult& r) {
   nlohmann::json unfinished = nlohmann::json::array();
   for (const OpRecord& op : driver.ops()) {
-    const bool finished = op.end >= op.start;
+    const bool finished = op.finished;
     if (!finished && finished_only) {
       unfinished.push_back({{"name", op.name}, {"iteration", op.iteration}, {"start_ns", ns_of(op.start)}});
       continue;
@@ -286,7 +290,7 @@ nlohmann::json add_driver_results(const CollectiveDriver& driver, bool finished_
     r.collectives.push_back(c);
   }
   for (const TransferRecord& t : driver.transfers()) {
-    const bool finished = t.end >= t.start;
+    const bool finished = t.finished;
     if (!finished && finished_only) {
       unfinished.push_back({{"name", t.name}, {"iteration", t.iteration}, {"start_ns", ns_of(t.start)}});
       continue;
@@ -302,7 +306,7 @@ nlohmann::json add_driver_results(const CollectiveDriver& driver, bool finished_
     r.transfers.push_back(tr);
   }
   for (const IterationRecord& it : driver.iterations()) {
-    const bool finished = it.end >= it.start;
+    const bool finished = it.finished;
     if (!finished && finished_only) {
       unfinished.push_back({{"iteration", it.index}, {"start_ns", ns_of(it.start)}});
       continue;

@@ -71,6 +71,7 @@ struct OpRecord {
   std::uint32_t iteration = 0;
   Instant start{};
   Instant end{};
+  bool finished = false;  // `end` is set (a record started at the epoch may end there too)
   // The α-β prediction: the slower of the two bounds below (docs/collectives.md).
   Duration predicted{0};
   Duration predicted_network{0};      // the links alone (with the protocol's wire overhead)
@@ -88,12 +89,14 @@ struct TransferRecord {
   std::uint32_t iteration = 0;
   Instant start{};
   Instant end{};
+  bool finished = false;  // `end` is set (a record started at the epoch may end there too)
 };
 
 struct IterationRecord {
   std::uint32_t index = 0;
   Instant start{};
   Instant end{};
+  bool finished = false;  // `end` is set (a record started at the epoch may end there too)
   // GPU busy: the all-rank compute phases plus the busiest rank's own compute phases (the
   // phases of one rank run one after another).
   Duration compute{0};

@@ -136,7 +136,7 @@ TEST(AdviseScore, PassingFirstThenMonthlyCostOrIdleTime) {
   Measured pass{true, 0, "pass", 0.5, 1e8, 1.2, 0, 0, {}, ""};
   Measured fail{true, 1, "fail", 0.1, 1e7, 1.1, 0, 0, {}, ""};
   EXPECT_LT(measured_rank(p, pass, cost), measured_rank(p, fail, cost));  // passing beats a lower idle
-  EXPECT_EQ(measured_rank(p, pass, cost).second, 1e8);                   // unpriced: idle ns
+  EXPECT_EQ(measured_rank(p, pass, cost).second, 1e8);                    // unpriced: idle ns
   cost.usd_per_gpu_hour = 2;
   cost.usd_per_gbps_month = 100;
   p.added_gbps = 10;
