@@ -67,6 +67,29 @@ for f in nccl.env hints.json k8s.yaml ray_placement.py; do
 done
 grep -q "Applied in sim" a/applied.md || fail "applied.md has no comparison"
 
+# k8s.yaml against the Kubernetes API's own model (python3-kubernetes, offline): each document
+# deserializes as a batch/v1 Job with its required fields, Indexed, with the NCCL environment.
+# Debian's interpreter: the Debian package is installed for it (ci/setup-deps).
+K8SPY=/usr/bin/python3
+[[ -x $K8SPY ]] || K8SPY=$PY
+"$K8SPY" - a/k8s.yaml <<'PY' || fail "k8s.yaml is not a valid batch/v1 Job list"
+import json, sys, yaml
+from kubernetes import client
+class Response:
+    def __init__(self, doc):
+        self.data = json.dumps(doc)
+api = client.ApiClient()
+for doc in yaml.safe_load_all(open(sys.argv[1])):
+    job = api.deserialize(Response(doc), "V1Job")
+    assert job.api_version == "batch/v1" and job.kind == "Job"
+    assert job.spec.completion_mode == "Indexed" and job.spec.completions == job.spec.parallelism
+    pod = job.spec.template
+    assert "kueue.x-k8s.io/podset-required-topology" in pod.metadata.annotations
+    env = {e.name: e.value for e in pod.spec.containers[0].env}
+    assert set(env) == {"NCCL_MIN_NCHANNELS", "NCCL_MAX_NCHANNELS", "NCCL_BUFFSIZE"}, env
+    assert job.metadata.labels["kueue.x-k8s.io/queue-name"]
+PY
+
 # Bad input: an unknown axis, a budget below one run, a workload with no iterations.
 run "$GW" advise "$S" --out bad --axes cc,colour
 [[ $rc == 2 && $err == *"--axes"*"colour"* ]] || fail "unknown axis: exit $rc: $err"
