@@ -40,7 +40,9 @@ browser() {
     --disable-background-networking --disable-component-update --host-resolver-rules='MAP * ~NOTFOUND' \
     --user-data-dir="$TMP/profile-$tag" --enable-logging=stderr --v=0 "$@" 2>"$TMP/$tag.log"
 }
-console_lines() { grep -E 'CONSOLE[:(]|Uncaught' "$TMP/$1.log" || true; }
+# Chromium's own pages (source: chrome://...) log too, e.g. "Slow network is detected" from
+# its new-tab UI on a loaded machine: those are not the report's and are left out.
+console_lines() { grep -E 'CONSOLE[:(]|Uncaught' "$TMP/$1.log" | grep -v 'source: chrome://' || true; }
 
 # The canary: a page whose console errors we know.
 cat >canary.html <<'EOF'
