@@ -102,6 +102,20 @@ void build(const JsonReader& w, const fabric::TopologySpec& topo, WorkloadSpec& 
   }
 }
 
+// `bucket` (PyTorch's bucket_cap_mb, 25 MiB by default), refused when it cuts `bytes` into more
+// buckets than an iteration may hold.
+std::uint64_t read_bucket(const JsonReader& w, std::uint64_t bytes, std::uint64_t fallback) {
+  const std::uint64_t bucket = w.bytes("bucket", 1, std::uint64_t{1} << 40).value_or(fallback);
+  const std::uint64_t buckets = (bytes + bucket - 1) / bucket;
+  if (buckets > kMaxBucketsPerIteration) {
+    w.fail(w.has("bucket") ? "bucket" : "bucket_bytes",
+           std::to_string(bucket) + " B cuts " + std::to_string(bytes) + " B of gradients into " +
+               std::to_string(buckets) + " buckets per iteration, more than " +
+               std::to_string(kMaxBucketsPerIteration) + " (PyTorch's default bucket_cap_mb is 25 MiB)");
+  }
+  return bucket;
+}
+
 }  // namespace
 
 void read_ddp(const JsonReader& w, const fabric::TopologySpec& topo, WorkloadSpec& spec) {
@@ -111,17 +125,9 @@ void read_ddp(const JsonReader& w, const fabric::TopologySpec& topo, WorkloadSpe
   cfg.compute = job.compute;
   cfg.algorithm = read_algorithm(w, "ring");
   cfg.channels = read_channels(w, spec);
-  cfg.bucket_bytes = w.bytes("bucket", 1, std::uint64_t{1} << 40).value_or(cfg.bucket_bytes);
+  cfg.bucket_bytes = read_bucket(w, job.model.parameters * job.model.bytes_per_param, cfg.bucket_bytes);
   cfg.first_bucket_bytes =
       w.bytes("first_bucket", 0, std::uint64_t{1} << 40).value_or(cfg.first_bucket_bytes);
-  const std::uint64_t gradient = job.model.parameters * job.model.bytes_per_param;
-  const std::uint64_t buckets = (gradient + cfg.bucket_bytes - 1) / cfg.bucket_bytes;
-  if (buckets > kMaxBucketsPerIteration) {
-    w.fail(w.has("bucket") ? "bucket" : "bucket_bytes",
-           std::to_string(cfg.bucket_bytes) + " B cuts " + std::to_string(gradient) +
-               " B of gradients into " + std::to_string(buckets) + " buckets per iteration, more than " +
-               std::to_string(kMaxBucketsPerIteration) + " (PyTorch's default bucket_cap_mb is 25 MiB)");
-  }
   build(w, topo, spec, [cfg, ranks = job.ranks](std::uint32_t iterations) mutable {
     cfg.iterations = iterations;
     return wl::ddp_workload(cfg, ranks);
@@ -135,7 +141,6 @@ void read_diloco(const JsonReader& w, const fabric::TopologySpec& topo, Workload
   cfg.compute = job.compute;
   cfg.algorithm = read_algorithm(w, "ring");
   cfg.channels = read_channels(w, spec);
-  cfg.bucket_bytes = w.bytes("bucket", 1, std::uint64_t{1} << 40).value_or(cfg.bucket_bytes);
   cfg.inner_steps = static_cast<std::uint32_t>(w.optional_integer("inner_steps", 1, 100'000).value_or(1));
   const std::string compression = w.choice("compression", {"none", "int8", "int4"}, "none");
   cfg.outer_bits = compression == "int8" ? 8 : compression == "int4" ? 4 : 0;
@@ -144,12 +149,7 @@ void read_diloco(const JsonReader& w, const fabric::TopologySpec& topo, Workload
                              std::to_string(cfg.inner_steps) + " inner steps (inner_steps)");
   }
   spec.period = cfg.inner_steps;
-  const std::uint64_t buckets = (wl::diloco_outer_bytes(cfg) + cfg.bucket_bytes - 1) / cfg.bucket_bytes;
-  if (buckets > kMaxBucketsPerIteration) {
-    w.fail(w.has("bucket") ? "bucket" : "kind", "the outer all-reduce cuts into " + std::to_string(buckets) +
-                                                    " buckets, more than " +
-                                                    std::to_string(kMaxBucketsPerIteration));
-  }
+  cfg.bucket_bytes = read_bucket(w, wl::diloco_outer_bytes(cfg), cfg.bucket_bytes);
   build(w, topo, spec, [cfg, ranks = job.ranks](std::uint32_t iterations) mutable {
     cfg.iterations = iterations;
     return wl::diloco_workload(cfg, ranks);
