@@ -281,11 +281,12 @@ void emit(const std::string& what, const fs::path& dir, std::size_t n) {
            "          volumeMounts:\n            - {name: plan, mountPath: /plan}\n      volumes:\n"
            "        - name: plan\n          persistentVolumeClaim: {claimName: gradwall-sweep-plan}\n";
   } else if (what == "slurm") {
+    // Slurm runs a copy of the script from its spool: the plan is the folder it was submitted from.
     std::ofstream(dir / "sweep.sbatch")
         << "#!/bin/bash\n#SBATCH --job-name=gradwall-sweep\n#SBATCH --array=0-" << last
         << "\n#SBATCH --ntasks=1\n#SBATCH --output=slurm-%A_%a.out\n"
-           "# run from the folder that holds the plan: sbatch DIR/sweep.sbatch\n"
-           "gradwall sweep --point \"$(dirname \"$0\")\" \"$SLURM_ARRAY_TASK_ID\"\n";
+           "# submit from the plan folder: cd DIR && sbatch sweep.sbatch\n"
+           "gradwall sweep --point \"$SLURM_SUBMIT_DIR\" \"$SLURM_ARRAY_TASK_ID\"\n";
   } else if (what == "gha") {
     for (std::size_t chunk = 0; chunk * 256 < n; ++chunk) {
       nlohmann::json m = {{"point", nlohmann::json::array()}};
