@@ -2,9 +2,13 @@
 // DIR/result.json and the reports, computed from it alone (docs/guide/run.md). One straight
 // line: the request, the scenario, one run (sim or live; `both` hands over to the twin), the
 // result, the reports, the verdict.
+#include <unistd.h>
 #include <boost/program_options.hpp>
+
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <iomanip>
 #include <iostream>
 #include <optional>
@@ -280,6 +284,24 @@ struct Measured {
   double wall_s = 0;
 };
 
+// On a terminal, after 3 s of wall time: "simulated 12.5 s of 60 s", rewritten in place (a
+// collective run's limit is its duration cap, so the figure counts up without a total then).
+std::function<void(Duration, Duration)> progress_printer() {
+  const auto started = std::chrono::steady_clock::now();
+  return [started](Duration simulated, Duration limit) {
+    if (std::chrono::steady_clock::now() - started < std::chrono::seconds(3)) {
+      return;
+    }
+    const double s = static_cast<double>(simulated.count()) / 1e9;
+    const double of = static_cast<double>(limit.count()) / 1e9;
+    if (of < 3600) {
+      std::fprintf(stderr, "\rsimulated %.3f s of %.3f s ", s, of);
+    } else {
+      std::fprintf(stderr, "\rsimulated %.3f s ", s);
+    }
+  };
+}
+
 Measured measure(const Scenario& scenario, const RunRequest& r, LiveBaselines baselines) {
   Measured m;
   const auto wall_start = std::chrono::steady_clock::now();
@@ -296,7 +318,11 @@ Measured measure(const Scenario& scenario, const RunRequest& r, LiveBaselines ba
       m.json["tcp_baselines"] = run_baselines(scenario, lo, r.out, baselines, m.json);
     }
   } else {
-    m.result = run_sim(scenario);
+    SimOptions o;
+    if (!r.quiet && isatty(STDERR_FILENO) != 0) {
+      o.progress = progress_printer();
+    }
+    m.result = run_sim(scenario, o);
     m.json = to_json(m.result);
   }
   m.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
@@ -361,8 +387,11 @@ int verdict(const Measured& m, const nlohmann::json& report, const Scenario& sce
     }
     std::cerr << "live run: " << std::fixed << std::setprecision(2) << m.wall_s << " s wall\n";
   } else {
-    std::cerr << "simulated in " << std::fixed << std::setprecision(2) << m.wall_s << " s wall ("
-              << static_cast<double>(m.result.events) / m.wall_s / 1e6 << " M events/s)\n";
+    // "\r" and the padding overwrite the progress line on a terminal.
+    std::cerr << (isatty(STDERR_FILENO) != 0 ? "\r" : "") << "simulated in " << std::fixed
+              << std::setprecision(2) << m.wall_s << " s wall ("
+              << static_cast<double>(m.result.events) / m.wall_s / 1e6 << " M events/s)"
+              << (isatty(STDERR_FILENO) != 0 ? "          \n" : "\n");
   }
   if (!m.result.accounting.balanced()) {
     std::cerr << "error: packet accounting does not balance (see accounting in result.json)\n";

@@ -589,10 +589,21 @@ SimResult SimRun::run() {
   if (driver_) {
     // Until the iterations are done; the duration is a limit.
     driver_->start(loop_.now());
+    std::uint64_t steps = 0;
     while (!driver_->done() && loop_.next_event_time() <= end) {
       loop_.step();
+      if ((++steps & ((1U << 20) - 1)) == 0 && options_.progress) {
+        options_.progress(loop_.now() - kEpoch, end - kEpoch);
+      }
     }
     completed = driver_->done();
+  } else if (options_.progress) {
+    const Duration slice = std::max(Duration{1}, scenario_.workload.duration / 100);
+    for (Instant t = kEpoch + slice; t < end; t += slice) {
+      loop_.run_until(t);
+      options_.progress(t - kEpoch, end - kEpoch);
+    }
+    loop_.run_until(end);
   } else {
     loop_.run_until(end);
   }
