@@ -1,12 +1,14 @@
 #include "harness/advise/advice.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <sstream>
 
 #include "core/json_reader.h"
 #include "core/text_file.h"
 #include "core/units.h"
+#include "generators/collectives/nccl.h"
 #include "harness/advise/predict.h"
 #include "harness/advise/score.h"
 #include "reports/advice_html.h"
@@ -230,6 +232,8 @@ struct Settings {
   std::optional<double> bucket_cap_mb;
   std::string sync = "every step";
   std::string cc;
+  std::string protocol = "simple";
+  std::uint32_t qps_per_connection = 1;
 };
 
 Settings settings_of_scenario(const Scenario& s, const json& doc) {
@@ -242,6 +246,8 @@ Settings settings_of_scenario(const Scenario& s, const json& doc) {
   if (s.workload.nccl.buffsize > 0) {
     out.buffsize = s.workload.nccl.buffsize;
   }
+  out.protocol = std::string(coll::protocol_name(s.workload.nccl.protocol));
+  out.qps_per_connection = s.workload.nccl.qps_per_connection;
   if (s.workload.kind == "ddp" || s.workload.kind == "diloco") {
     double bytes = 25.0 * (1 << 20);
     if (w.contains("bucket_bytes")) {
@@ -276,6 +282,15 @@ std::string nccl_env(const Settings& st, const std::string& scenario) {
   }
   os << "NCCL_MIN_NCHANNELS=" << st.channels << "\nNCCL_MAX_NCHANNELS=" << st.channels << "\n";
   os << "NCCL_BUFFSIZE=" << st.buffsize << "\n";
+  if (st.protocol != "simple") {
+    std::string upper = st.protocol;
+    std::transform(upper.begin(), upper.end(), upper.begin(),
+                   [](unsigned char c) { return std::toupper(c); });
+    os << "NCCL_PROTO=" << upper << "\n";
+  }
+  if (st.qps_per_connection != 1) {
+    os << "NCCL_IB_QPS_PER_CONNECTION=" << st.qps_per_connection << "\n";
+  }
   return os.str();
 }
 

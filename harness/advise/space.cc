@@ -73,6 +73,16 @@ Axis nccl_axis(const json& s, const std::string& kind) {
     json nccl = w.contains("nccl") && w["nccl"].is_object() ? w["nccl"] : json::object();
     nccl["buffsize"] = std::to_string(buff) + "B";
     a.values.push_back({"NCCL_BUFFSIZE=" + std::to_string(buff), {{"workload", {{"nccl", nccl}}}}, 0});
+    // QPs per connection (NCCL_IB_QPS_PER_CONNECTION) and the LL128 protocol (NCCL_PROTO):
+    // modelled (docs/scenarios.md `nccl`), each tried on its own.
+    json qps = nccl;
+    qps.erase("buffsize");
+    qps["qps_per_connection"] = 4;
+    a.values.push_back({"NCCL_IB_QPS_PER_CONNECTION=4", {{"workload", {{"nccl", qps}}}}, 0});
+    json ll128 = nccl;
+    ll128.erase("buffsize");
+    ll128["protocol"] = "ll128";
+    a.values.push_back({"NCCL_PROTO=LL128", {{"workload", {{"nccl", ll128}}}}, 0});
     if (more != channels) {
       json both = workload_patch(kind, {{"channels", more}});
       both["workload"]["nccl"] = nccl;
