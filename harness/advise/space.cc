@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
-#include <regex>
+#include <sstream>
 
 #include "core/json_reader.h"
 #include "core/units.h"
@@ -133,22 +133,34 @@ Axis paths_axis(const json& s) {
   return a;
 }
 
-// "rate 10Gbit" in a netem string times `k`; the rate in bit/s is added to `gbps`.
+// "rate 10Gbit" in a netem string times `k` (the other words kept as they are); the rate in
+// bit/s is added to `gbps`. Words are split on spaces, as netem's own arguments are.
 std::string scale_netem(const std::string& netem, double k, double& gbps) {
-  static const std::regex rate(R"(rate\s+([0-9.]+[a-zA-Z]*))");
-  std::smatch m;
-  if (!std::regex_search(netem, m, rate)) {
-    return netem;
+  std::vector<std::string> words;
+  std::istringstream in(netem);
+  for (std::string w; in >> w;) {
+    words.push_back(w);
   }
-  const std::optional<BitRate> r = parse_rate(m[1].str());
-  if (!r) {
-    return netem;  // the scenario's own check names it
+  for (std::size_t i = 0; i + 1 < words.size(); ++i) {
+    if (words[i] != "rate") {
+      continue;
+    }
+    const std::optional<BitRate> r = parse_rate(words[i + 1]);
+    if (!r) {
+      return netem;  // the scenario's own check names it
+    }
+    const double bps = static_cast<double>(r->bps);
+    gbps += bps * (k - 1) / 1e9;
+    char text[48];
+    std::snprintf(text, sizeof text, "%.0fbit", bps * k);
+    words[i + 1] = text;
+    std::string out;
+    for (const std::string& w : words) {
+      out += (out.empty() ? "" : " ") + w;
+    }
+    return out;
   }
-  const double bps = static_cast<double>(r->bps);
-  gbps += bps * (k - 1) / 1e9;
-  char text[64];
-  std::snprintf(text, sizeof text, "rate %.0fbit", bps * k);
-  return m.prefix().str() + text + m.suffix().str();
+  return netem;
 }
 
 json scale_direction(json d, double k, double& gbps) {
