@@ -89,7 +89,10 @@ std::vector<bool> pareto(const std::vector<json>& entries) {
     if (entries[i]["measured"]["verdict"] == "error") {
       continue;
     }
-    const auto [x, y] = xy(entries[i]);
+    // Plain variables: clang 14 (Debian 12) cannot capture structured bindings in a lambda.
+    const std::pair<double, double> p = xy(entries[i]);
+    const double x = p.first;
+    const double y = p.second;
     front[i] = std::none_of(entries.begin(), entries.end(), [&](const json& o) {
       if (o["measured"]["verdict"] == "error") {
         return false;
