@@ -155,7 +155,7 @@ json applied_json(const Search& s, const json& first, const fs::path& out) {
           {"comparison", reports::to_json(applied_comparison(base, next))}};
 }
 
-json caveats(const json&, const std::vector<json>& ranked) {
+json caveats(const std::vector<json>& ranked) {
   json out = json::array();
   if (!ranked.empty() && ranked.front()["settings"].value("sync", "").rfind("diloco", 0) == 0) {
     out.push_back(
@@ -215,7 +215,7 @@ Advice build_advice(const Search& s, const Scenario& original, const std::string
            {"a_change_passes", passes},
            {"capacity", capacity_json(capacity)},
            {"applied", ranked.empty() ? json(nullptr) : applied_json(s, ranked.front(), out)},
-           {"caveats", caveats(a.doc, ranked)}};
+           {"caveats", caveats(ranked)}};
   return a;
 }
 
@@ -409,8 +409,7 @@ std::string summary_md(const json& a) {
 
 }  // namespace
 
-std::string write_advice(const Advice& a, const Search& s, const Scenario& original, const fs::path& out) {
-  (void)s;
+std::string write_advice(const Advice& a, const Scenario& original, const fs::path& out) {
   const json& first = a.doc["first_choice"];
   const json first_doc =
       first.is_null()

@@ -32,7 +32,6 @@ Advice build_advice(const Search& s, const Scenario& original, const std::string
                     const std::vector<CapacityAnswer>& capacity, const std::filesystem::path& out);
 
 // Writes every output into `out`; returns the summary printed on stdout.
-std::string write_advice(const Advice& a, const Search& s, const Scenario& original,
-                         const std::filesystem::path& out);
+std::string write_advice(const Advice& a, const Scenario& original, const std::filesystem::path& out);
 
 }  // namespace gw::advise

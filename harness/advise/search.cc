@@ -237,7 +237,8 @@ const Measured* Point::screen() const {
 Search search(const json& scenario, const std::string& file, const SearchOptions& o) {
   Search s;
   build_points(s, scenario, file, o);
-  const CostSpec cost = parse_scenario(s.points[0].scenario, file).cost;
+  const Scenario own = parse_scenario(s.points[0].scenario, file);
+  const CostSpec& cost = own.cost;
   Runner runner(s, o);
   // 1. The promising settings at full length. When the model leaves one, step 2's screening
   //    runs go with it (they do not depend on its outcome).
@@ -246,7 +247,6 @@ Search search(const json& scenario, const std::string& file, const SearchOptions
   for (const std::size_t i : first) {
     batch.emplace_back(i, true);
   }
-  const Scenario own = parse_scenario(s.points[0].scenario, file);
   const double screen_units = screen_cost(own);
   std::vector<std::size_t> ccs = controllers_of(s, first.front());
   const bool together =

@@ -152,7 +152,7 @@ int cmd_advise(const Args& args) {
     }
     a = advise::build_advice(s, original, file, capacity, out);
   }
-  std::cout << advise::write_advice(a, s, original, out);
+  std::cout << advise::write_advice(a, original, out);
   std::cout << "wrote " << out << "/advice.json, summary.md, advice.html, nccl.env, hints.json, k8s.yaml, "
             << "ray_placement.py" << (a.doc["applied"].is_object() ? ", applied.md" : "") << "\n";
   return a.doc["a_change_passes"].get<bool>() ? kExitOk : kExitCheckFailed;
