@@ -273,6 +273,34 @@ class TxSink final : public PacketSink {
     }
   }
 
+  // The frames of an rx burst that the engine would hand over untouched at `now`
+  // (DirectionEngine::passes_through) while nothing waits here: sent at once, counted as
+  // deliver() and transmit_due() would count them. `bytes[i]`: frame i's length.
+  void send_now(rte_mbuf** frames, const std::uint32_t* bytes, std::uint16_t n, Instant now) {
+    const Instant t = clock_.now();
+    if (capture_ != nullptr) {
+      for (std::uint16_t i = 0; i < n; ++i) {
+        const auto f = first_segment(frames[i]);
+        capture_->stage(f.data(), static_cast<std::uint32_t>(f.size()), bytes[i], wall_start_ns_ + ns_of(t));
+      }
+    }
+    const std::uint16_t sent = rte_eth_tx_burst(egress_, 0, frames, n);
+    if (capture_ != nullptr) {
+      capture_->commit(sent);
+    }
+    for (std::uint16_t i = 0; i < n; ++i) {
+      if (i < sent) {
+        s_.sent_bytes += bytes[i];
+      } else {
+        ++s_.tx_full;
+        rte_pktmbuf_free(frames[i]);
+      }
+    }
+    s_.sent += sent;
+    s_.delay_error.add(ns_of(t) - ns_of(now), sent);
+    current_delay_ns_ = 0;
+  }
+
   // From now on, what the engine releases is freed as kShutdown; so is what waits here.
   void shut_down() {
     shutting_down_ = true;
@@ -480,13 +508,23 @@ struct Lane {
   void push(Instant now) {
     const std::uint16_t n = polled;
     polled = 0;
-    if (capture_in != nullptr && n > 0) {
+    if (n == 0) {
+      return;
+    }
+    if (capture_in != nullptr) {
       for (std::uint16_t i = 0; i < n; ++i) {
         const auto f = first_segment(burst[i]);
         capture_in->stage(f.data(), static_cast<std::uint32_t>(f.size()), rte_pktmbuf_pkt_len(burst[i]),
                           wall_start + ns_of(now));
       }
       capture_in->commit(n);
+    }
+    if (!int_on && sink.waiting() == 0 && engine.passes_through()) {
+      // Nothing in this direction would touch, hold or drop them (an empty profile, or a
+      // direction left empty, like the ACK path of many profiles): forwarded as a burst, at
+      // testpmd's cost plus the counting, with the same counters and order.
+      pass(n, now);
+      return;
     }
     for (std::uint16_t i = 0; i < n; ++i) {
       rte_mbuf* m = burst[i];
@@ -500,6 +538,21 @@ struct Lane {
       engine.push(std::move(p), now, sink);
       sink.end_push();
     }
+  }
+
+  void pass(std::uint16_t n, Instant now) {
+    std::array<std::uint32_t, kBurst> bytes{};
+    std::uint64_t total = 0;
+    for (std::uint16_t i = 0; i < n; ++i) {
+      const rte_mbuf* m = burst[i];
+      bytes[i] = rte_pktmbuf_pkt_len(m);
+      total += bytes[i];
+      stats.multi_segment += m->nb_segs > 1 ? 1 : 0;
+    }
+    stats.received += n;
+    stats.received_bytes += total;
+    engine.passed(n, total);
+    sink.send_now(burst.data(), bytes.data(), n, now);
   }
 
   // While the loop polls towards the next release (after a nap, or busy-polling with nothing

@@ -27,14 +27,14 @@ struct DelayErrorHistogram {
   std::uint64_t samples = 0;
   std::int64_t sum_ns = 0;
 
-  void add(std::int64_t error_ns) {
+  void add(std::int64_t error_ns, std::uint64_t frames = 1) {
     std::size_t i = 0;
     while (i < kUpperNs.size() && error_ns > kUpperNs[i]) {
       ++i;
     }
-    ++counts[i];
-    ++samples;
-    sum_ns += error_ns;
+    counts[i] += frames;
+    samples += frames;
+    sum_ns += error_ns * static_cast<std::int64_t>(frames);
   }
   // The upper bound (ns) of the bucket holding quantile q in [0, 1]; -1 when empty or above
   // the last finite bound.

@@ -54,6 +54,13 @@ class DirectionEngine {
   }
   void advance(Instant now, PacketSink& sink);
   Instant next_wakeup() const;
+  // Whether a packet pushed now would come straight out untouched: one pipeline (no classes,
+  // none retired), no phase to come, and that pipeline passes through (Pipeline::passes_through).
+  // The owner may then forward packets itself and count them with passed(), as push() would.
+  bool passes_through() const {
+    return matches_.empty() && retired_.empty() && next_phase_ == kNever && default_->passes_through();
+  }
+  void passed(std::uint64_t packets, std::uint64_t bytes) { default_->passed(packets, bytes); }
   // The packet delivered next and when, without releasing it (Pipeline::peek_next): the
   // earliest over the pipelines that can tell, on equal instants the one advance() releases
   // first (default, classes, retired). {} when none can tell. advance(peek_next().at)

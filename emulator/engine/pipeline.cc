@@ -269,6 +269,22 @@ bool Pipeline::enter(Packet& p, Instant now, PacketSink& sink) {
   return true;
 }
 
+bool Pipeline::passes_through() const {
+  return next_active_[0] == kStages && held_real_ == 0 && limit_packets_ == UINT64_MAX;
+}
+
+void Pipeline::passed(std::uint64_t packets, std::uint64_t bytes) {
+  if (packets == 0) {
+    return;
+  }
+  next_id_ += packets;
+  max_delivered_id_ = std::max(max_delivered_id_, next_id_ - 1);
+  counters_.packets_in += packets;
+  counters_.bytes_in += bytes;
+  counters_.delivered += packets;
+  counters_.bytes_delivered += bytes;
+}
+
 void Pipeline::push_events(Packet&& p, Instant now, PacketSink& sink) {
   run_until(now, sink);
   if (!enter(p, now, sink)) {

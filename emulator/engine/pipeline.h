@@ -92,6 +92,13 @@ class Pipeline {
   // Virtual time only: advance until nothing real is held. Returns the last release instant.
   Instant drain(PacketSink& sink, Instant now);
 
+  // Whether the pipeline does nothing to a packet pushed now: no stage is active, none holds a
+  // packet and there is no packet limit, so push() would hand it straight to the sink. An owner
+  // may then forward such packets itself and count them with passed() (the data plane does, a
+  // burst at a time): the counters and ids are those push() would have left.
+  bool passes_through() const;
+  void passed(std::uint64_t packets, std::uint64_t bytes);
+
   // Apply new settings (a phase, or a profile reloaded at run time) without losing packets
   // in flight: stages keep their queues and random streams.
   void reconfigure(const DirectionSpec& spec);
