@@ -21,7 +21,9 @@
 #include "harness/cli/run_baselines.h"
 #include "harness/cli/run_cost.h"
 #include "harness/cli/run_summary.h"
+#ifndef GW_SIM_ONLY
 #include "harness/live/endpoints/ibverbs_devices.h"
+#endif
 #include "harness/live/live_runner.h"
 #include "harness/run/scenario.h"
 #include "harness/run/workloads/workload_kind.h"
@@ -148,6 +150,11 @@ void check_request(const RunRequest& r) {
   if (r.endpoints != "udp" && r.endpoints != "dpdk" && r.endpoints != "ibverbs") {
     throw InputError("--endpoints", "", "\"udp\", \"dpdk\" or \"ibverbs\", got \"" + r.endpoints + "\"");
   }
+#ifdef GW_SIM_ONLY
+  if (r.mode != "sim") {
+    throw EnvironmentError("--mode " + r.mode + ": " + sim_only_message());
+  }
+#else
   if (r.endpoints == "ibverbs" && r.mode != "sim") {  // before anything of the bench starts
     if (endpoints::list_ibverbs_devices().empty()) {
       throw EnvironmentError(endpoints::no_rdma_devices_message());
@@ -156,6 +163,7 @@ void check_request(const RunRequest& r) {
         "--endpoints ibverbs: the verbs data path is not implemented yet (gradwall endpoint "
         "--io ibverbs --list-devices shows the devices); use --endpoints udp or dpdk");
   }
+#endif
 }
 
 // A pair "X,Y" of an option.

@@ -24,6 +24,9 @@ int cmd_advise(const Args& args);
 int cmd_endpoint(const Args& args);      // hidden: started by run --mode live
 int cmd_endpoint_tcp(const Args& args);  // hidden: started by run --mode live --baselines
 
+// What `emu`, `endpoint` and live runs say in a build without the data plane (GW_SIM_ONLY).
+std::string sim_only_message();
+
 // A --seed value: decimal digits only (so "-1" is an error, not 2^64 - 1).
 std::uint64_t parse_seed_option(const std::string& text);
 

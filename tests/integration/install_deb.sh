@@ -19,6 +19,11 @@ dpkg -i "$deb" >dpkg.log 2>&1 || fail "dpkg -i: $(tail -5 dpkg.log)"
 [[ -x /usr/bin/gradwall ]] || fail "no /usr/bin/gradwall"
 [[ -s /usr/share/man/man1/gradwall.1 || -s /usr/share/man/man1/gradwall.1.gz ]] || fail "no man page"
 [[ -s /usr/share/bash-completion/completions/gradwall ]] || fail "no bash completion"
+for page in gradwall-run gradwall-sweep gradwall-advise gradwall-emu gradwall-profile-validate; do
+  [[ -s /usr/share/man/man1/$page.1 || -s /usr/share/man/man1/$page.1.gz ]] || fail "no man page $page(1)"
+done
+man_run=$(MANPAGER=cat MANWIDTH=100 man gradwall-run 2>/dev/null || true)
+grep -q -- "--mode" <<<"$man_run" || fail "man gradwall-run does not show run's options: $(head -5 <<<"$man_run")"
 words=$(bash -c 'source /usr/share/bash-completion/completions/gradwall; COMP_WORDS=(gradwall ad); COMP_CWORD=1;
   _gradwall; echo "${COMPREPLY[*]}"')
 [[ $words == advise ]] || fail "completion of 'gradwall ad': '$words'"
