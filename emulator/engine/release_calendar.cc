@@ -2,7 +2,7 @@
 
 namespace gw {
 
-ReleaseCalendar::ReleaseCalendar(Duration width_hint) : ring_(kBuckets) {
+ReleaseCalendar::ReleaseCalendar(Duration width_hint) : ring_(kBuckets), spill_(kBuckets) {
   const auto target = static_cast<std::uint64_t>(std::max<std::int64_t>(width_hint.count() / 256, 64));
   shift_ = static_cast<int>(std::bit_width(target) - 1);
 }
@@ -22,8 +22,9 @@ std::size_t ReleaseCalendar::first_bucket() {
   return kBuckets;  // not reached while in_ring_ > 0
 }
 
-// top() when the earliest bucket is not known (sorted_ < 0). While it is known, top() answers
-// inline: pushes before it reset sorted_, and pop() resets it when the bucket runs empty.
+// top() when the earliest bucket is not known (sorted_ < 0): its entries move into current_,
+// sorted. While it is known, top() answers inline: pushes before it put current_ back (unsort),
+// and pop() resets sorted_ when current_ runs empty.
 const Release& ReleaseCalendar::find_top() {
   if (in_ring_ == 0) {
     return overflow_.front();
@@ -31,10 +32,27 @@ const Release& ReleaseCalendar::find_top() {
   const std::size_t pos = first_bucket();
   const std::size_t start = static_cast<std::size_t>(base_) & (kBuckets - 1);
   const std::int64_t b = base_ + static_cast<std::int64_t>((pos + kBuckets - start) % kBuckets);
-  std::vector<Release>& bucket = ring_[pos];
-  std::sort(bucket.begin(), bucket.end(), later);
+  Bucket& bucket = ring_[pos];
+  const std::size_t inline_n = std::min<std::size_t>(bucket.n, kInline);
+  current_.assign(bucket.e.begin(), bucket.e.begin() + static_cast<std::ptrdiff_t>(inline_n));
+  if (bucket.n > kInline) {
+    current_.insert(current_.end(), spill_[pos].begin(), spill_[pos].end());
+    spill_[pos].clear();
+  }
+  bucket.n = 0;
+  occupied_[pos / 64] &= ~(std::uint64_t{1} << (pos % 64));
+  std::sort(current_.begin(), current_.end(), later);
   sorted_ = b;
-  return bucket.back();
+  return current_.back();
+}
+
+void ReleaseCalendar::unsort() {
+  const std::size_t pos = static_cast<std::size_t>(sorted_) & (kBuckets - 1);
+  for (const Release& r : current_) {
+    put(pos, r);
+  }
+  current_.clear();
+  sorted_ = -1;
 }
 
 void ReleaseCalendar::push_overflow(const Release& r) {

@@ -36,49 +36,74 @@ class ReleaseCalendar {
   // `now`: the caller's time; r.at >= now, and no later push goes below now either.
   void push(const Release& r, Instant now);
   // The earliest entry; the calendar must not be empty. Inline while the earliest bucket is
-  // known and sorted (sorted_ >= 0 implies that bucket is not empty, see pop()).
+  // known and sorted (sorted_ >= 0 implies current_ is not empty, see pop()).
   const Release& top() {
     if (sorted_ >= 0) {
-      return ring_[static_cast<std::size_t>(sorted_) & (kBuckets - 1)].back();
+      return current_.back();
     }
     return find_top();
   }
   void pop();
 
  private:
+  // A bucket's first kInline entries live in the bucket itself, two cache lines in one array
+  // (a push or a pop touches the bucket, not a separate heap block found through it); more go
+  // to spill_[position], which is rare at the width chosen (a few entries per bucket).
+  static constexpr std::size_t kInline = 5;
+  struct alignas(64) Bucket {
+    std::uint32_t n = 0;  // entries, inline and spilled
+    std::array<Release, kInline> e{};
+  };
+  static_assert(sizeof(Bucket) == 128);
+
   static bool later(const Release& a, const Release& b) { return a.at != b.at ? a.at > b.at : a.seq > b.seq; }
   std::int64_t bucket_of(Instant t) const { return ns_of(t) >> shift_; }
   std::size_t first_bucket();  // ring position of the first non-empty bucket at or after base_
   void place(const Release& r);
+  void put(std::size_t pos, const Release& r);  // into bucket `pos`, unsorted
   const Release& find_top();
+  void unsort();  // current_ goes back into its bucket (a push came before it)
   void migrate();
   void push_overflow(const Release& r);
   void pop_overflow();
 
   int shift_;
   std::int64_t base_ = 0;  // bucket of the last entry taken out; no entry lies before it
-  std::vector<std::vector<Release>> ring_;
+  std::vector<Bucket> ring_;
+  std::vector<std::vector<Release>> spill_;  // [pos]: bucket pos's entries past kInline
   std::array<std::uint64_t, kBuckets / 64> occupied_{};
-  std::size_t in_ring_ = 0;
+  std::size_t in_ring_ = 0;  // entries in the ring's buckets and in current_
   std::size_t size_ = 0;
-  std::int64_t sorted_ = -1;       // the bucket kept sorted (latest first) while it is the earliest
+  // The earliest bucket, once top() found it: its entries moved out of the ring into current_,
+  // sorted latest first (pop() takes from the back), and its bucket number in sorted_; -1 while
+  // not known (current_ is then empty).
+  std::int64_t sorted_ = -1;
+  std::vector<Release> current_;
   std::vector<Release> overflow_;  // heap (earliest on top) of entries beyond the horizon
 };
 
 // The per-packet operations, inline (the delay stage calls them for every packet that
 // overtakes); the overflow heap and the search for the earliest bucket stay out of line.
 
+inline void ReleaseCalendar::put(std::size_t pos, const Release& r) {
+  Bucket& bucket = ring_[pos];
+  if (bucket.n < kInline) {
+    bucket.e[bucket.n] = r;
+  } else {
+    spill_[pos].push_back(r);
+  }
+  ++bucket.n;
+  occupied_[pos / 64] |= std::uint64_t{1} << (pos % 64);
+}
+
 inline void ReleaseCalendar::place(const Release& r) {
   const std::int64_t b = bucket_of(r.at);
-  const std::size_t pos = static_cast<std::size_t>(b) & (kBuckets - 1);
-  std::vector<Release>& bucket = ring_[pos];
   if (b == sorted_) {
     // Keep the earliest bucket sorted, latest first, so pop() takes from the back.
-    bucket.insert(std::upper_bound(bucket.begin(), bucket.end(), r, later), r);
+    current_.insert(std::upper_bound(current_.begin(), current_.end(), r, later), r);
   } else {
-    bucket.push_back(r);
+    put(static_cast<std::size_t>(b) & (kBuckets - 1), r);
   }
-  occupied_[pos / 64] |= std::uint64_t{1} << (pos % 64);
   ++in_ring_;
 }
 
@@ -90,7 +115,7 @@ inline void ReleaseCalendar::push(const Release& r, Instant now) {
   ++size_;
   if (bucket_of(r.at) - base_ < static_cast<std::int64_t>(kBuckets)) {
     if (bucket_of(r.at) < sorted_) {
-      sorted_ = -1;  // an earlier bucket than the one top() found: find it again
+      unsort();  // an earlier bucket than the one top() found: find it again
     }
     place(r);
     return;
@@ -104,14 +129,11 @@ inline void ReleaseCalendar::pop() {
     return;
   }
   top();  // makes sure the earliest bucket is the sorted one
-  const std::size_t pos = static_cast<std::size_t>(sorted_) & (kBuckets - 1);
-  std::vector<Release>& bucket = ring_[pos];
-  bucket.pop_back();
+  current_.pop_back();
   --in_ring_;
   --size_;
   base_ = sorted_;
-  if (bucket.empty()) {
-    occupied_[pos / 64] &= ~(std::uint64_t{1} << (pos % 64));
+  if (current_.empty()) {
     sorted_ = -1;
   }
   if (!overflow_.empty()) {

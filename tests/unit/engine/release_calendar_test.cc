@@ -68,5 +68,17 @@ TEST(ReleaseCalendar, GivesTheHeapOrderForTinyJitter) {
   compare_with_heap(Duration{10'000}, Duration{100}, Duration{100'000'000}, 3);
 }
 
+TEST(ReleaseCalendar, GivesTheHeapOrderWhenPushesComeBeforeTheEarliestBucket) {
+  // No base delay: half the jitter draws clamp to `now`, so pushes land in buckets before the
+  // one top() sorted (it goes back to the ring and the earliest is found again).
+  compare_with_heap(Duration{0}, Duration{1'000'000}, Duration{1'000'000}, 4);
+}
+
+TEST(ReleaseCalendar, GivesTheHeapOrderWithCrowdedBuckets) {
+  // Wide buckets for the jitter (hint 100 ms, jitter 20 us): tens of entries per bucket, past
+  // the ones a bucket holds inline.
+  compare_with_heap(Duration{1'000'000}, Duration{20'000}, Duration{100'000'000}, 5);
+}
+
 }  // namespace
 }  // namespace gw
