@@ -87,10 +87,7 @@ void CollectiveDriver::start_transfer(std::uint32_t item, const WorkItem& w, Ins
   rec.start = now;
   transfers_.push_back(rec);
   const std::uint64_t id = send(w.src, w.dst, 0, w.bytes, true, now);
-  if (id >= messages_.size()) {
-    messages_.resize(id + 1);
-  }
-  messages_[id] = MessageRef{item, 0, true, transfers_.size() - 1};
+  messages_.put(id, MessageRef{item, 0, true, transfers_.size() - 1});
 }
 
 void CollectiveDriver::start_compute(std::uint32_t item, const WorkItem& w, Instant now) {
@@ -172,10 +169,7 @@ void CollectiveDriver::start_collective(std::uint32_t item, const WorkItem& w, I
 void CollectiveDriver::launch(std::uint32_t op, std::uint32_t step, Instant now) {
   const coll::Step& s = running_[op].schedule.steps[step];
   const std::uint64_t id = send(s.src, s.dst, s.channel, s.bytes, false, now);
-  if (id >= messages_.size()) {
-    messages_.resize(id + 1);
-  }
-  messages_[id] = MessageRef{op, step, false, 0};
+  messages_.put(id, MessageRef{op, step, false, 0});
 }
 
 std::uint64_t CollectiveDriver::send(std::uint32_t src, std::uint32_t dst, std::uint32_t channel,
@@ -193,13 +187,15 @@ void CollectiveDriver::delivered(std::uint64_t network_message, Instant now) {
     }
     message = *done;
   }
-  if (message >= messages_.size()) {
+  const MessageRef* held = messages_.find(message);
+  if (held == nullptr) {
     throw std::logic_error("collective driver: a message it never sent");
   }
   if (done()) {
     throw std::logic_error("collective driver: a step delivered after the last iteration");
   }
-  const MessageRef ref = messages_[message];
+  const MessageRef ref = *held;
+  messages_.erase(message);
   if (ref.p2p) {
     transfers_[ref.transfer].end = now;
     transfers_[ref.transfer].finished = true;
@@ -220,6 +216,11 @@ void CollectiveDriver::delivered(std::uint64_t network_message, Instant now) {
 }
 
 void CollectiveDriver::finish_op(RunningOp& op, Instant now) {
+  // Every step is done: the schedule and its dependency lists go now rather than at the end of
+  // the iteration, which may run many ops (a DDP iteration: one all-reduce per bucket).
+  op.schedule = coll::Schedule{};
+  op.waiting = {};
+  op.dependents = {};
   OpRecord& rec = ops_[op.record];
   rec.end = now;
   rec.finished = true;

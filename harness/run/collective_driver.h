@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/event_loop.h"
+#include "core/id_window.h"
 #include "generators/collectives/collective.h"
 #include "generators/collectives/nccl.h"
 #include "harness/run/sim_result.h"
@@ -171,7 +172,7 @@ class CollectiveDriver final : public Wakeable {
   std::size_t items_done_ = 0;
   std::vector<std::pair<Instant, std::uint32_t>> computing_;  // (end, item)
   std::vector<RunningOp> running_;
-  std::vector<MessageRef> messages_;  // by message id (the service numbers them 0, 1, ...)
+  IdWindow<MessageRef> messages_;  // in flight, by message id (the service numbers them 0, 1, ...)
   std::vector<OpRecord> ops_;
   std::vector<IterationRecord> iterations_;
   std::vector<TransferRecord> transfers_;

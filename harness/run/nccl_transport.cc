@@ -25,7 +25,7 @@ std::uint64_t NcclTransport::send(std::uint32_t src, std::uint32_t dst, std::uin
     connections_.push_back(std::move(c));
     it = connection_of_.emplace(key, connections_.size() - 1).first;
   }
-  const std::uint64_t id = sends_.size();
+  const std::uint64_t id = next_send_++;
   const std::uint64_t slot = p2p ? config_.p2p_slot_data_bytes() : config_.slot_data_bytes();
   Connection& c = connections_[it->second];
   std::uint64_t left = bytes;
@@ -36,18 +36,13 @@ std::uint64_t NcclTransport::send(std::uint32_t src, std::uint32_t dst, std::uin
     left -= n;
     ++slots;
   } while (left > 0);
-  sends_.push_back(SendState{slots});
+  sends_.put(id, SendState{slots});
   pump(it->second, now);
   return id;
 }
 
 void NcclTransport::track(std::uint64_t message, Message m) {
-  if (message >= messages_.size()) {
-    messages_.resize(message + 1);
-    ours_.resize(message + 1, false);
-  }
-  messages_[message] = m;
-  ours_[message] = true;
+  messages_.put(message, m);
   ++in_flight_messages_;
 }
 
@@ -86,11 +81,12 @@ void NcclTransport::pump(std::size_t connection, Instant now) {
 }
 
 std::optional<std::uint64_t> NcclTransport::delivered(std::uint64_t message, Instant now) {
-  if (message >= messages_.size() || !ours_[message]) {
+  const Message* held = messages_.find(message);
+  if (held == nullptr) {
     throw std::logic_error("nccl transport: a message it never sent");
   }
-  const Message m = messages_[message];
-  ours_[message] = false;
+  const Message m = *held;
+  messages_.erase(message);
   --in_flight_messages_;
   if (m.credit) {
     ++connections_[m.connection].free_slots;
@@ -108,7 +104,9 @@ std::optional<std::uint64_t> NcclTransport::delivered(std::uint64_t message, Ins
   const std::uint64_t credit = net_->send(dst, src, wire_channel(channel, config_.qps_per_connection),
                                           config_.credit_bytes, Traffic::kControl, now);
   track(credit, Message{true, m.connection, 0});
-  if (--sends_[send].slots_left == 0) {
+  SendState* st = sends_.find(send);
+  if (--st->slots_left == 0) {
+    sends_.erase(send);
     return send;
   }
   return std::nullopt;

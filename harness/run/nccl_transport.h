@@ -13,6 +13,7 @@
 #include <tuple>
 #include <vector>
 
+#include "core/id_window.h"
 #include "generators/collectives/nccl.h"
 #include "harness/run/collective_driver.h"
 
@@ -72,9 +73,9 @@ class NcclTransport {
   std::vector<Connection> connections_;
   std::vector<InFlight> in_flight_;
   std::vector<std::size_t> free_in_flight_;
-  std::vector<Message> messages_;  // by network message id (may hold others' ids as gaps)
-  std::vector<bool> ours_;
-  std::vector<SendState> sends_;
+  IdWindow<Message> messages_;  // in flight, by network message id (others' ids are gaps)
+  IdWindow<SendState> sends_;   // not yet fully arrived, by this layer's id
+  std::uint64_t next_send_ = 0;
   std::uint64_t in_flight_messages_ = 0;
 };
 
