@@ -249,26 +249,9 @@ class TxSink final : public PacketSink {
         continue;
       }
       const Instant t = clock_.now();
-      if (capture_ != nullptr) {
-        for (std::uint16_t i = 0; i < ready; ++i) {
-          const auto f = first_segment(burst[i]);
-          capture_->stage(f.data(), static_cast<std::uint32_t>(f.size()), bytes[i],
-                          wall_start_ns_ + ns_of(t));
-        }
-      }
-      const std::uint16_t sent = rte_eth_tx_burst(egress_, 0, burst.data(), ready);
-      if (capture_ != nullptr) {
-        capture_->commit(sent);
-      }
-      for (std::uint16_t i = 0; i < ready; ++i) {
-        if (i < sent) {
-          ++s_.sent;
-          s_.sent_bytes += bytes[i];
-          s_.delay_error.add(ns_of(t) - ns_of(intended[i]));
-        } else {
-          ++s_.tx_full;
-          rte_pktmbuf_free(burst[i]);
-        }
+      const std::uint16_t sent = send_burst(burst.data(), bytes.data(), ready, t);
+      for (std::uint16_t i = 0; i < sent; ++i) {
+        s_.delay_error.add(ns_of(t) - ns_of(intended[i]));
       }
     }
   }
@@ -278,25 +261,7 @@ class TxSink final : public PacketSink {
   // deliver() and transmit_due() would count them. `bytes[i]`: frame i's length.
   void send_now(rte_mbuf** frames, const std::uint32_t* bytes, std::uint16_t n, Instant now) {
     const Instant t = clock_.now();
-    if (capture_ != nullptr) {
-      for (std::uint16_t i = 0; i < n; ++i) {
-        const auto f = first_segment(frames[i]);
-        capture_->stage(f.data(), static_cast<std::uint32_t>(f.size()), bytes[i], wall_start_ns_ + ns_of(t));
-      }
-    }
-    const std::uint16_t sent = rte_eth_tx_burst(egress_, 0, frames, n);
-    if (capture_ != nullptr) {
-      capture_->commit(sent);
-    }
-    for (std::uint16_t i = 0; i < n; ++i) {
-      if (i < sent) {
-        s_.sent_bytes += bytes[i];
-      } else {
-        ++s_.tx_full;
-        rte_pktmbuf_free(frames[i]);
-      }
-    }
-    s_.sent += sent;
+    const std::uint16_t sent = send_burst(frames, bytes, n, t);
     s_.delay_error.add(ns_of(t) - ns_of(now), sent);
     current_delay_ns_ = 0;
   }
@@ -338,6 +303,31 @@ class TxSink final : public PacketSink {
     tail_ -= head_;
     head_ = 0;
     fifo_ = std::move(bigger);
+  }
+
+  // One tx burst at `t` (the capture copies the bytes first: the driver owns the mbufs after
+  // it); frames the tx queue refused are freed and counted as tx_full. Returns how many went.
+  std::uint16_t send_burst(rte_mbuf** frames, const std::uint32_t* bytes, std::uint16_t n, Instant t) {
+    if (capture_ != nullptr) {
+      for (std::uint16_t i = 0; i < n; ++i) {
+        const auto f = first_segment(frames[i]);
+        capture_->stage(f.data(), static_cast<std::uint32_t>(f.size()), bytes[i], wall_start_ns_ + ns_of(t));
+      }
+    }
+    const std::uint16_t sent = rte_eth_tx_burst(egress_, 0, frames, n);
+    if (capture_ != nullptr) {
+      capture_->commit(sent);
+    }
+    for (std::uint16_t i = 0; i < n; ++i) {
+      if (i < sent) {
+        s_.sent_bytes += bytes[i];
+      } else {
+        ++s_.tx_full;
+        rte_pktmbuf_free(frames[i]);
+      }
+    }
+    s_.sent += sent;
+    return sent;
   }
 
   // The frame's mbuf if this packet is its only holder, else a private copy (the reference
