@@ -193,6 +193,11 @@ void gpu(std::ostringstream& os, const json& report) {
                                           : fixed(g["slowdown_vs_ideal"], 3))
      << "</li>";
   if (const json& c = g["cost"]; !c.is_null()) {
+    os << "<li>priced for " << value_text(c["gpus"]) << " GPUs"
+       << (c.value("basis", "simulated") == "scaled"
+               ? ", scaled linearly from " + value_text(c["simulated_ranks"]) + " simulated ranks"
+               : " (the simulated ranks)")
+       << " at $" << value_text(c["usd_per_gpu_hour"]) << "/GPU-hour</li>";
     os << "<li>idle cost per iteration: $" << fixed(c["per_iteration"]["usd"], 2) << " ("
        << fixed(c["per_iteration"]["energy_kwh"], 3) << " kWh)</li><li>over " << value_text(c["run_hours"])
        << " h: " << fixed(c["run"]["idle_gpu_hours"], 0) << " idle GPU-hours, $" << fixed(c["run"]["usd"], 0)

@@ -219,10 +219,17 @@ json cost_section(const IterationTotals& t, const std::optional<IterationTotals>
   json per_iteration = cost_of(c.gpus * t.mean_exposed_ns() / kNsPerHour, c);
   json run = cost_of(c.gpus * c.run_hours * t.idle_fraction(), c);
   run["iterations"] = c.run_hours * kNsPerHour / t.mean_length_ns();
-  json out = {
-      {"gpus", c.gpus},           {"usd_per_gpu_hour", c.usd_per_gpu_hour},    {"gpu_watts", c.gpu_watts},
-      {"run_hours", c.run_hours}, {"per_iteration", std::move(per_iteration)}, {"run", std::move(run)},
-      {"slowdown", nullptr}};
+  json out = {{"gpus", c.gpus},
+              {"usd_per_gpu_hour", c.usd_per_gpu_hour},
+              {"gpu_watts", c.gpu_watts},
+              {"run_hours", c.run_hours},
+              {"per_iteration", std::move(per_iteration)},
+              {"run", std::move(run)},
+              {"slowdown", nullptr},
+              {"simulated_ranks", c.simulated_ranks},
+              // What the GPUs priced are: the ranks simulated, or more GPUs at the simulated job's idle
+              // fraction (a linear scale-up, which assumes the bigger job waits on the WAN as long).
+              {"basis", c.gpus == c.simulated_ranks ? "simulated" : "scaled"}};
   if (base) {
     // The time the impairment adds over the unimpaired run of the same scenario.
     const double extra_ns = t.mean_length_ns() - base->mean_length_ns();

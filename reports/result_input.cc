@@ -289,6 +289,17 @@ void read_scenario(const JsonReader& result, ResultInput& in) {
     cost.usd_per_gpu_hour = c->optional_number("usd_per_gpu_hour", 0, 1e12).value_or(0);
     cost.gpu_watts = c->optional_number("gpu_watts", 0, 1e9).value_or(0);
     cost.run_hours = c->optional_number("run_hours", 0, 1e9).value_or(0);
+    if (s.raw().contains("topology") && s.raw().at("topology").is_object() &&
+        s.raw().at("topology").contains("regions") && s.raw().at("topology").at("regions").is_array()) {
+      for (const nlohmann::json& r : s.raw().at("topology").at("regions")) {
+        if (r.is_object() && r.contains("hosts") && r.at("hosts").is_number()) {
+          cost.simulated_ranks += r.at("hosts").get<double>();
+        }
+      }
+    }
+    if (cost.gpus == 0) {
+      cost.gpus = cost.simulated_ranks;
+    }
     in.cost = cost;
   }
   if (s.raw().contains("transport") && s.raw().at("transport").is_object()) {

@@ -137,7 +137,9 @@ struct AccountingRecord {
 
 // scenario "cost": what an idle GPU costs (docs/reports.md "GPU idle and cost").
 struct CostSettings {
+  // GPUs priced: `cost.gpus`, or (absent or 0) the simulated ranks, one GPU each.
   double gpus = 0;
+  double simulated_ranks = 0;  // the scenario's hosts, one rank each
   double usd_per_gpu_hour = 0;
   double gpu_watts = 0;
   double run_hours = 0;

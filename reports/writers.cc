@@ -150,10 +150,14 @@ void md_gpu(std::ostringstream& os, const json& gpu) {
     os << "- cost: n/a (" << gpu["cost_reason"].get<std::string>() << ")\n";
     return;
   }
-  os << "- idle cost (" << value_text(cost["gpus"]) << " GPUs at $" << value_text(cost["usd_per_gpu_hour"])
-     << "/GPU-hour): $" << fixed(cost["per_iteration"]["usd"], 2) << " per iteration, $"
-     << fixed(cost["run"]["usd"], 0) << " and " << fixed(cost["run"]["energy_kwh"], 0) << " kWh over "
-     << value_text(cost["run_hours"]) << " h\n";
+  const bool scaled = cost.value("basis", "simulated") == "scaled";
+  os << "- idle cost (" << value_text(cost["gpus"])
+     << (scaled ? " GPUs, scaled linearly from " + value_text(cost["simulated_ranks"]) + " simulated ranks,"
+                : " simulated GPUs")
+     << " at $" << value_text(cost["usd_per_gpu_hour"]) << "/GPU-hour): $"
+     << fixed(cost["per_iteration"]["usd"], 2) << " per iteration, $" << fixed(cost["run"]["usd"], 0)
+     << " and " << fixed(cost["run"]["energy_kwh"], 0) << " kWh over " << value_text(cost["run_hours"])
+     << " h\n";
   if (!cost["slowdown"].is_null()) {
     os << "- of which the impairment adds: $" << fixed(cost["slowdown"]["run"]["usd"], 0)
        << " over the run\n";

@@ -6,17 +6,10 @@
 #include <vector>
 
 namespace gw::wl {
-namespace {
 
-struct Op {
-  bool forward;
-  std::uint32_t micro;
-};
-
-// The order stage s runs its forwards and backwards in.
-std::vector<Op> stage_order(PipelineSchedule schedule, std::uint32_t stages, std::uint32_t s,
-                            std::uint32_t m) {
-  std::vector<Op> ops;
+std::vector<PipelineOp> pipeline_stage_order(PipelineSchedule schedule, std::uint32_t stages, std::uint32_t s,
+                                             std::uint32_t m) {
+  std::vector<PipelineOp> ops;
   if (schedule == PipelineSchedule::kGpipe) {
     for (std::uint32_t i = 0; i < m; ++i) {
       ops.push_back({true, i});
@@ -39,6 +32,8 @@ std::vector<Op> stage_order(PipelineSchedule schedule, std::uint32_t stages, std
   }
   return ops;
 }
+
+namespace {
 
 constexpr std::uint32_t kNone = ~0u;
 
@@ -67,12 +62,12 @@ Workload pipeline_workload(const PipelineConfig& config, std::uint32_t stages) {
     auto bwd = fwd;
     auto act = fwd;
     auto grad = fwd;
-    std::vector<std::vector<Op>> order(stages);
+    std::vector<std::vector<PipelineOp>> order(stages);
     std::vector<std::size_t> next(stages, 0);
     std::vector<std::uint32_t> previous(stages, kNone);
     std::size_t left = 0;
     for (std::uint32_t s = 0; s < stages; ++s) {
-      order[s] = stage_order(config.schedule, stages, s, m);
+      order[s] = pipeline_stage_order(config.schedule, stages, s, m);
       left += order[s].size();
     }
     // Emit, stage by stage, every op whose cross-stage input already exists (topological order).
@@ -80,7 +75,7 @@ Workload pipeline_workload(const PipelineConfig& config, std::uint32_t stages) {
       bool progress = false;
       for (std::uint32_t s = 0; s < stages; ++s) {
         while (next[s] < order[s].size()) {
-          const Op op = order[s][next[s]];
+          const PipelineOp op = order[s][next[s]];
           const std::string n = "[" + std::to_string(s) + "][" + std::to_string(op.micro) + "]";
           std::uint32_t input = kNone;
           if (op.forward && s > 0) {

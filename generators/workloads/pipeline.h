@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "generators/workloads/workload.h"
 
@@ -14,6 +15,16 @@ enum class PipelineSchedule : std::uint8_t {
   kGpipe,     // every forward, then every backward (micro-batches in order)
   kOneFOneB,  // stage s: S-s-1 warm-up forwards, then one forward one backward, then the rest
 };
+
+// One forward or backward of a micro-batch on a stage.
+struct PipelineOp {
+  bool forward;
+  std::uint32_t micro;
+};
+
+// The order stage s of `stages` runs its forwards and backwards of m micro-batches in.
+std::vector<PipelineOp> pipeline_stage_order(PipelineSchedule schedule, std::uint32_t stages, std::uint32_t s,
+                                             std::uint32_t m);
 
 struct PipelineConfig {
   ModelSpec model;      // tokens_per_iteration per pipeline (the whole batch)

@@ -102,6 +102,30 @@ std::uint32_t WorkloadBuilder::collective(std::string label, coll::CollectiveSpe
   return add(std::move(item));
 }
 
+std::uint32_t WorkloadBuilder::compute_on(std::string label, Duration d, std::vector<std::uint32_t> group,
+                                          std::vector<std::uint32_t> after) {
+  WorkItem item;
+  item.kind = WorkKind::kCompute;
+  item.label = std::move(label);
+  item.duration = d;
+  item.group = std::move(group);
+  item.after = std::move(after);
+  return add(std::move(item));
+}
+
+std::uint32_t WorkloadBuilder::collective_on(std::string label, coll::CollectiveSpec spec,
+                                             std::vector<std::uint32_t> group, std::uint32_t comm,
+                                             std::vector<std::uint32_t> after) {
+  WorkItem item;
+  item.kind = WorkKind::kCollective;
+  item.label = std::move(label);
+  item.collective = std::move(spec);
+  item.group = std::move(group);
+  item.comm = comm;
+  item.after = std::move(after);
+  return add(std::move(item));
+}
+
 std::uint32_t WorkloadBuilder::p2p(std::string label, std::uint32_t src, std::uint32_t dst,
                                    std::uint64_t bytes, std::vector<std::uint32_t> after) {
   WorkItem item;

@@ -20,7 +20,7 @@ inline constexpr std::uint32_t kAllRanks = std::numeric_limits<std::uint32_t>::m
 
 enum class WorkKind : std::uint8_t {
   kCompute,     // `rank` (or every rank) busy for `duration`
-  kCollective,  // `collective` over ranks 0..ranks-1
+  kCollective,  // `collective` over ranks 0..ranks-1, or over `group` (its communicator)
   kP2p,         // `bytes` from `src` to `dst` (pipeline activations and gradients)
 };
 
@@ -28,7 +28,14 @@ struct WorkItem {
   WorkKind kind = WorkKind::kCompute;
   std::string label;  // "fwd", "bwd[3]", "all_reduce bucket 0", ... (for traces and reports)
   std::uint32_t iteration = 0;
-  std::uint32_t rank = kAllRanks;    // compute only
+  std::uint32_t rank = kAllRanks;  // compute only
+  // Compute: the ranks busy (empty: `rank`, or every rank). Collective: the communicator's
+  // ranks, communicator rank i = group[i] (empty: every rank, the world communicator).
+  std::vector<std::uint32_t> group;
+  // Collective: which communicator `group` is (0: the world's). Each communicator has its own
+  // connections, as NCCL opens them per communicator; two items with the same `comm` must have
+  // the same `group`.
+  std::uint32_t comm = 0;
   Duration duration{0};              // compute only
   coll::CollectiveSpec collective;   // collective only
   std::uint32_t src = 0;             // p2p only
@@ -42,6 +49,11 @@ struct Workload {
   std::uint32_t ranks = 0;
   std::uint32_t iterations = 0;
   std::vector<WorkItem> items;  // in a topological order
+  // Stragglers and compute jitter: per iteration, per rank, how much longer than nominal the
+  // rank's compute takes (1 = nominal). Empty: every rank nominal. A compute item on several
+  // ranks lasts its nominal duration times the largest factor among them (they wait for each
+  // other: tensor-parallel ranks synchronise every layer).
+  std::vector<std::vector<double>> slowdown;
 };
 
 // Thrown for parameters no workload can be built from; `reason` is user-facing.
@@ -103,8 +115,14 @@ class WorkloadBuilder {
   std::uint32_t compute(std::string label, Duration d, std::vector<std::uint32_t> after,
                         std::uint32_t rank = kAllRanks);
   std::uint32_t collective(std::string label, coll::CollectiveSpec spec, std::vector<std::uint32_t> after);
+  // The same on `group`'s ranks (compute) or on the communicator `comm` of `group`'s ranks.
+  std::uint32_t compute_on(std::string label, Duration d, std::vector<std::uint32_t> group,
+                           std::vector<std::uint32_t> after);
+  std::uint32_t collective_on(std::string label, coll::CollectiveSpec spec, std::vector<std::uint32_t> group,
+                              std::uint32_t comm, std::vector<std::uint32_t> after);
   std::uint32_t p2p(std::string label, std::uint32_t src, std::uint32_t dst, std::uint64_t bytes,
                     std::vector<std::uint32_t> after);
+  void set_slowdown(std::vector<std::vector<double>> slowdown) { w_.slowdown = std::move(slowdown); }
   Workload take();
 
  private:

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <fstream>
 #include <limits>
+#include <map>
 #include <sstream>
 
 #include "core/errors.h"
@@ -186,27 +187,38 @@ void count_flows(const Scenario& s, const std::vector<FlowSpec>& list, Duration 
 // A collective or training job: its ops' schedule steps and packets, its transfers, and the
 // connections of the op that opens the most.
 void count_job(const WorkloadSpec& w, double ranks, double payload, Tally& t) {
-  std::vector<const coll::CollectiveSpec*> ops;
+  struct Op {
+    const coll::CollectiveSpec* spec;
+    double ranks;
+    std::uint32_t comm;
+  };
+  std::vector<Op> ops;
   double p2p_bytes = 0;
   double p2p_items = 0;
   if (w.training.items.empty()) {  // "collective": one op, `iterations` times
-    ops.assign(w.iterations, &w.collective);
+    ops.assign(w.iterations, Op{&w.collective, ranks, 0});
   } else {
     t.items = static_cast<double>(w.training.items.size());
     for (const wl::WorkItem& it : w.training.items) {
       if (it.kind == wl::WorkKind::kCollective) {
-        ops.push_back(&it.collective);
+        ops.push_back(
+            Op{&it.collective, it.group.empty() ? ranks : static_cast<double>(it.group.size()), it.comm});
       } else if (it.kind == wl::WorkKind::kP2p) {
         p2p_bytes += static_cast<double>(it.bytes);
         ++p2p_items;
       }
     }
   }
-  for (const coll::CollectiveSpec* op : ops) {
-    const OpCost o = op_cost(*op, ranks);
+  // Each communicator keeps the connections of its op that opens the most.
+  std::map<std::uint32_t, double> pairs;
+  for (const Op& op : ops) {
+    const OpCost o = op_cost(*op.spec, op.ranks);
     t.steps += o.steps;
     t.packets += 2 * std::max(o.steps, o.wire_bytes / payload) + 2 * o.steps;
-    t.collective_pairs = std::max(t.collective_pairs, o.pairs);
+    pairs[op.comm] = std::max(pairs[op.comm], o.pairs);
+  }
+  for (const auto& [comm, n] : pairs) {
+    t.collective_pairs += n;
   }
   t.steps += p2p_items;
   t.packets += 2 * std::max(p2p_items, p2p_bytes / payload) + 2 * p2p_items;

@@ -1,7 +1,10 @@
 #include "harness/run/collective_driver.h"
 
 #include <algorithm>
+#include <cmath>
+#include <set>
 #include <stdexcept>
+#include <tuple>
 
 #include "harness/run/nccl_transport.h"
 
@@ -17,14 +20,53 @@ CollectiveDriver::CollectiveDriver(EventLoop& loop, MessageService& net, coll::P
       nccl_config_(nccl),
       nccl_(nccl.enabled ? std::make_unique<NcclTransport>(net, nccl) : nullptr),
       timer_(loop, *this) {
-  // Build every schedule once up front so that an impossible op fails before the run.
+  // Build every schedule once up front so that an impossible op fails before the run (each
+  // distinct op and placement once: a training job repeats the same few many times).
+  std::set<std::tuple<int, int, std::uint64_t, std::uint32_t, std::uint64_t, std::uint32_t,
+                      std::vector<std::uint32_t>>>
+      checked;
   for (const IterationPlan& plan : plans_) {
     for (const WorkItem& item : plan.items) {
-      if (item.is_collective) {
-        (void)coll::build_schedule(item.collective, placement_);
+      if (!item.is_collective) {
+        continue;
       }
+      for (const std::uint32_t r : item.group) {
+        if (r >= placement_.region.size()) {
+          throw coll::CollectiveError{"communicator of \"" + item.name + "\" names rank " +
+                                      std::to_string(r) + " of " + std::to_string(placement_.region.size())};
+        }
+      }
+      coll::Placement where = placement_of(item.group);
+      const coll::CollectiveSpec& c = item.collective;
+      if (c.send_matrix.empty() && !checked
+                                        .emplace(static_cast<int>(c.op), static_cast<int>(c.algorithm),
+                                                 c.bytes, c.channels, c.chunk_bytes, c.root, where.region)
+                                        .second) {
+        continue;
+      }
+      if (c.channels > kChannelsPerComm && item.comm != 0) {
+        throw coll::CollectiveError{"\"" + item.name + "\": more than 64 channels on a communicator"};
+      }
+      (void)coll::build_schedule(c, where);
     }
   }
+}
+
+coll::Placement CollectiveDriver::placement_of(const std::vector<std::uint32_t>& group) const {
+  if (group.empty()) {
+    return placement_;
+  }
+  coll::Placement p;
+  p.region.reserve(group.size());
+  for (const std::uint32_t r : group) {
+    p.region.push_back(placement_.region.at(r));
+  }
+  return p;
+}
+
+double CollectiveDriver::slowdown(std::uint32_t rank) const {
+  const std::vector<double>& s = plans_[iteration_].slowdown;
+  return rank < s.size() ? s[rank] : 1.0;
 }
 
 CollectiveDriver::~CollectiveDriver() = default;
@@ -49,9 +91,13 @@ void CollectiveDriver::begin_iteration(Instant now) {
   all_ranks_busy_ = Duration{0};
   rank_busy_.assign(placement_.region.size(), Duration{0});
   item_waiting_.assign(plan.items.size(), 0);
+  item_dependents_.assign(plan.items.size(), {});
   items_done_ = 0;
   for (std::size_t i = 0; i < plan.items.size(); ++i) {
     item_waiting_[i] = static_cast<std::uint32_t>(plan.items[i].after.size());
+    for (const std::uint32_t a : plan.items[i].after) {
+      item_dependents_.at(a).push_back(static_cast<std::uint32_t>(i));
+    }
   }
   for (std::size_t i = 0; i < plan.items.size(); ++i) {
     if (item_waiting_[i] == 0) {
@@ -90,16 +136,37 @@ void CollectiveDriver::start_transfer(std::uint32_t item, const WorkItem& w, Ins
   messages_.put(id, MessageRef{item, 0, true, transfers_.size() - 1});
 }
 
+// Scales a nominal compute time by a rank's slowdown, to the nanosecond.
+static Duration scaled(Duration d, double factor) {
+  return factor == 1.0 ? d : Duration{std::llround(static_cast<double>(d.count()) * factor)};
+}
+
 void CollectiveDriver::start_compute(std::uint32_t item, const WorkItem& w, Instant now) {
-  if (w.rank == WorkItem::kAllRanks) {
-    all_ranks_busy_ += w.compute;
+  Duration lasts = w.compute;
+  if (!w.group.empty()) {
+    // The ranks wait for the slowest; each is busy for its own share.
+    double slowest = 0;
+    for (const std::uint32_t r : w.group) {
+      slowest = std::max(slowest, slowdown(r));
+      rank_busy_.at(r) += scaled(w.compute, slowdown(r));
+    }
+    lasts = scaled(w.compute, slowest);
+  } else if (w.rank == WorkItem::kAllRanks) {
+    double slowest = 1.0;
+    if (!plans_[iteration_].slowdown.empty()) {
+      const auto& s = plans_[iteration_].slowdown;
+      slowest = *std::max_element(s.begin(), s.end());
+    }
+    lasts = scaled(w.compute, slowest);
+    all_ranks_busy_ += lasts;
   } else {
-    rank_busy_.at(w.rank) += w.compute;
+    lasts = scaled(w.compute, slowdown(w.rank));
+    rank_busy_.at(w.rank) += lasts;
   }
   iterations_.back().compute =
       all_ranks_busy_ +
       (rank_busy_.empty() ? Duration{0} : *std::max_element(rank_busy_.begin(), rank_busy_.end()));
-  computing_.emplace_back(now + w.compute, item);
+  computing_.emplace_back(now + lasts, item);
   std::sort(computing_.begin(), computing_.end(), [](const auto& a, const auto& b) {
     return a.first != b.first ? a.first > b.first : a.second > b.second;
   });
@@ -108,29 +175,33 @@ void CollectiveDriver::start_compute(std::uint32_t item, const WorkItem& w, Inst
 
 // The op's α-β predictions (docs/collectives.md): the network and NCCL's window bounds, and
 // the propagation alone (β = 0).
-void CollectiveDriver::predict(OpRecord& rec, const WorkItem& w, const coll::Schedule& schedule) const {
+void CollectiveDriver::predict(OpRecord& rec, const WorkItem& w, const coll::Placement& placement,
+                               const coll::Schedule& schedule) const {
   if (nccl_config_.enabled) {
     const coll::LinkModel network = coll::network_bound(links_, nccl_config_);
     const coll::LinkModel window = coll::window_bound(links_, nccl_config_, w.collective.channels,
                                                       coll::slot_rounding(schedule, nccl_config_));
-    rec.predicted_network = coll::predicted_time(w.collective, placement_, network);
-    rec.predicted_window = coll::predicted_time(w.collective, placement_, window);
-    rec.predicted = coll::predicted_time(w.collective, placement_, coll::both_bounds(network, window));
+    rec.predicted_network = coll::predicted_time(w.collective, placement, network);
+    rec.predicted_window = coll::predicted_time(w.collective, placement, window);
+    rec.predicted = coll::predicted_time(w.collective, placement, coll::both_bounds(network, window));
   } else {
-    rec.predicted = coll::predicted_time(w.collective, placement_, links_);
+    rec.predicted = coll::predicted_time(w.collective, placement, links_);
     rec.predicted_network = rec.predicted;
   }
   coll::LinkModel latency = links_;
   for (coll::AlphaBeta& m : latency.pair) {
     m.beta_ns_per_byte = 0;
   }
-  rec.predicted_propagation = coll::predicted_time(w.collective, placement_, latency);
+  rec.predicted_propagation = coll::predicted_time(w.collective, placement, latency);
 }
 
 void CollectiveDriver::start_collective(std::uint32_t item, const WorkItem& w, Instant now) {
   RunningOp op;
   op.item = item;
-  op.schedule = coll::build_schedule(w.collective, placement_);
+  const coll::Placement where = placement_of(w.group);
+  op.schedule = coll::build_schedule(w.collective, where);
+  op.group = w.group;
+  op.channel_base = w.comm * kChannelsPerComm;
   const std::size_t n = op.schedule.steps.size();
   op.waiting.resize(n);
   op.dependents.resize(n);
@@ -148,7 +219,7 @@ void CollectiveDriver::start_collective(std::uint32_t item, const WorkItem& w, I
   rec.ranks = op.schedule.ranks;
   rec.iteration = static_cast<std::uint32_t>(iteration_);
   rec.start = now;
-  predict(rec, w, op.schedule);
+  predict(rec, w, where, op.schedule);
   op.wan_at_start = net_->wan_ledger(now);
   op.record = ops_.size();
   ops_.push_back(rec);
@@ -167,8 +238,11 @@ void CollectiveDriver::start_collective(std::uint32_t item, const WorkItem& w, I
 }
 
 void CollectiveDriver::launch(std::uint32_t op, std::uint32_t step, Instant now) {
-  const coll::Step& s = running_[op].schedule.steps[step];
-  const std::uint64_t id = send(s.src, s.dst, s.channel, s.bytes, false, now);
+  const RunningOp& o = running_[op];
+  const coll::Step& s = o.schedule.steps[step];
+  const std::uint32_t src = o.group.empty() ? s.src : o.group[s.src];
+  const std::uint32_t dst = o.group.empty() ? s.dst : o.group[s.dst];
+  const std::uint64_t id = send(src, dst, o.channel_base + s.channel, s.bytes, false, now);
   messages_.put(id, MessageRef{op, step, false, 0});
 }
 
@@ -219,6 +293,7 @@ void CollectiveDriver::finish_op(RunningOp& op, Instant now) {
   // Every step is done: the schedule and its dependency lists go now rather than at the end of
   // the iteration, which may run many ops (a DDP iteration: one all-reduce per bucket).
   op.schedule = coll::Schedule{};
+  op.group = {};
   op.waiting = {};
   op.dependents = {};
   OpRecord& rec = ops_[op.record];
@@ -248,10 +323,10 @@ void CollectiveDriver::wake(Instant now) {
 void CollectiveDriver::finish_item(std::uint32_t item, Instant now) {
   const IterationPlan& plan = plans_[iteration_];
   ++items_done_;
-  for (std::size_t i = 0; i < plan.items.size(); ++i) {
-    const auto& after = plan.items[i].after;
-    if (std::find(after.begin(), after.end(), item) != after.end() && --item_waiting_[i] == 0) {
-      start_item(static_cast<std::uint32_t>(i), now);
+  // In ascending order, as the items are listed (ties between items started at once).
+  for (const std::uint32_t i : item_dependents_[item]) {
+    if (--item_waiting_[i] == 0) {
+      start_item(i, now);
     }
   }
   if (items_done_ == plan.items.size()) {

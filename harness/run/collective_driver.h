@@ -52,6 +52,12 @@ struct WorkItem {
   std::string name;
   Duration compute{0};  // > 0: a compute phase
   std::uint32_t rank = kAllRanks;
+  // Compute: the ranks busy (empty: `rank`). Collective: its communicator's ranks,
+  // communicator rank i = group[i] (empty: every rank).
+  std::vector<std::uint32_t> group;
+  // Collective: the communicator (0: the world's); each has its own connections, channels
+  // comm x kChannelsPerComm + c on the MessageService.
+  std::uint32_t comm = 0;
   bool is_collective = false;
   coll::CollectiveSpec collective;
   bool is_p2p = false;
@@ -63,7 +69,14 @@ struct WorkItem {
 
 struct IterationPlan {
   std::vector<WorkItem> items;
+  // Per rank: how much longer than nominal its compute takes this iteration (stragglers and
+  // jitter); empty: nominal. A compute item lasts its nominal time times the largest factor of
+  // its ranks, and each rank counts as busy for its own share of that.
+  std::vector<double> slowdown;
 };
+
+// Channels per communicator on the MessageService (a collective has at most 64).
+inline constexpr std::uint32_t kChannelsPerComm = 64;
 
 struct OpRecord {
   std::string name;
@@ -136,6 +149,8 @@ class CollectiveDriver final : public Wakeable {
     std::uint32_t item = 0;
     std::size_t record = 0;
     coll::Schedule schedule;
+    std::vector<std::uint32_t> group;  // communicator rank -> global rank; empty: the same
+    std::uint32_t channel_base = 0;
     std::vector<std::uint32_t> waiting;                  // per step: deps not yet done
     std::vector<std::vector<std::uint32_t>> dependents;  // per step
     std::size_t steps_done = 0;
@@ -153,7 +168,11 @@ class CollectiveDriver final : public Wakeable {
   void start_transfer(std::uint32_t item, const WorkItem& w, Instant now);
   void start_compute(std::uint32_t item, const WorkItem& w, Instant now);
   void start_collective(std::uint32_t item, const WorkItem& w, Instant now);
-  void predict(OpRecord& rec, const WorkItem& w, const coll::Schedule& schedule) const;
+  void predict(OpRecord& rec, const WorkItem& w, const coll::Placement& placement,
+               const coll::Schedule& schedule) const;
+  // The placement of `group`'s ranks (communicator rank i in global rank group[i]'s region).
+  coll::Placement placement_of(const std::vector<std::uint32_t>& group) const;
+  double slowdown(std::uint32_t rank) const;
   void finish_item(std::uint32_t item, Instant now);
   void launch(std::uint32_t op, std::uint32_t step, Instant now);
   void finish_op(RunningOp& op, Instant now);
@@ -168,7 +187,8 @@ class CollectiveDriver final : public Wakeable {
   std::unique_ptr<NcclTransport> nccl_;  // null: NCCL's buffers not modelled
   Timer timer_;
   std::size_t iteration_ = 0;
-  std::vector<std::uint32_t> item_waiting_;  // per item of the current iteration
+  std::vector<std::uint32_t> item_waiting_;                  // per item of the current iteration
+  std::vector<std::vector<std::uint32_t>> item_dependents_;  // per item: the items waiting on it
   std::size_t items_done_ = 0;
   std::vector<std::pair<Instant, std::uint32_t>> computing_;  // (end, item)
   std::vector<RunningOp> running_;

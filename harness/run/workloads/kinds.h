@@ -21,6 +21,7 @@ void read_diloco(const JsonReader& w, const fabric::TopologySpec& topo, Workload
 void read_fsdp(const JsonReader& w, const fabric::TopologySpec& topo, WorkloadSpec& spec);
 void read_moe(const JsonReader& w, const fabric::TopologySpec& topo, WorkloadSpec& spec);
 void read_pipeline(const JsonReader& w, const fabric::TopologySpec& topo, WorkloadSpec& spec);
+void read_hybrid(const JsonReader& w, const fabric::TopologySpec& topo, WorkloadSpec& spec);
 // A training job's items (spec.training), split into iterations.
 std::vector<IterationPlan> training_plans(const WorkloadSpec& spec);
 

@@ -1,9 +1,11 @@
-// Training jobs: "ddp", "fsdp", "moe", "pipeline" (docs/scenarios.md; the builders are in
+// Training jobs: "ddp", "fsdp", "moe", "pipeline", "hybrid" (docs/scenarios.md; the builders are in
 // generators/workloads). What they share is read once (the model, its compute, the
 // iterations, NCCL's settings); each kind reads its own keys beside the call to its builder.
+#include <algorithm>
 #include <functional>
 
 #include "generators/workloads/data_parallel.h"
+#include "generators/workloads/hybrid.h"
 #include "generators/workloads/moe.h"
 #include "generators/workloads/pipeline.h"
 #include "harness/run/workloads/kinds.h"
@@ -95,7 +97,7 @@ void build(const JsonReader& w, const fabric::TopologySpec& topo, WorkloadSpec& 
     w.fail_here(e.reason);
   }
   for (const wl::WorkItem& item : spec.training.items) {
-    if (item.kind == wl::WorkKind::kCollective) {
+    if (item.kind == wl::WorkKind::kCollective && item.group.empty()) {
       check_schedule(w, "algorithm", item.collective, topo);
       break;  // every bucket uses the same algorithm on the same ranks
     }
@@ -229,6 +231,106 @@ void read_pipeline(const JsonReader& w, const fabric::TopologySpec& topo, Worklo
   });
 }
 
+void read_hybrid(const JsonReader& w, const fabric::TopologySpec& topo, WorkloadSpec& spec) {
+  const Job job = read_job(w, topo, spec);
+  wl::HybridConfig cfg;
+  cfg.model = job.model;
+  cfg.compute = job.compute;
+  const JsonReader par = w.object("parallel");
+  const auto dim = [&par](const char* key) {
+    return static_cast<std::uint32_t>(par.optional_integer(key, 1, 1 << 20).value_or(1));
+  };
+  cfg.tp = dim("tp");
+  cfg.pp = dim("pp");
+  cfg.dp = dim("dp");
+  cfg.ep = dim("ep");
+  if (par.has("order")) {
+    std::vector<std::string> names;
+    for (const nlohmann::json& n : par.array("order")) {
+      if (!n.is_string()) {
+        par.fail("order", "names tp, pp and dp as strings, innermost first");
+      }
+      names.push_back(n.get<std::string>());
+    }
+    if (names.size() != 3) {
+      par.fail("order", "names tp, pp and dp, innermost first (three entries, got " +
+                            std::to_string(names.size()) + ")");
+    }
+    for (std::size_t i = 0; i < 3; ++i) {
+      if (names[i] == "tp") {
+        cfg.order[i] = wl::ParallelDim::kTp;
+      } else if (names[i] == "pp") {
+        cfg.order[i] = wl::ParallelDim::kPp;
+      } else if (names[i] == "dp") {
+        cfg.order[i] = wl::ParallelDim::kDp;
+      } else {
+        par.fail("order", "\"" + names[i] + "\" is not tp, pp or dp");
+      }
+    }
+    std::vector<wl::ParallelDim> dims(cfg.order.begin(), cfg.order.end());
+    std::sort(dims.begin(), dims.end());
+    if (std::adjacent_find(dims.begin(), dims.end()) != dims.end()) {
+      par.fail("order", "must name each of tp, pp and dp once");
+    }
+  }
+  const std::uint64_t product = std::uint64_t{cfg.tp} * cfg.pp * cfg.dp;
+  if (product != job.ranks) {
+    par.fail_here("tp x pp x dp = " + std::to_string(cfg.tp) + " x " + std::to_string(cfg.pp) + " x " +
+                  std::to_string(cfg.dp) + " = " + std::to_string(product) + ", but the topology has " +
+                  std::to_string(job.ranks) + " hosts (one rank each)");
+  }
+  if (cfg.dp % cfg.ep != 0) {
+    par.fail("ep", std::to_string(cfg.ep) + " does not divide dp = " + std::to_string(cfg.dp) +
+                       " (expert parallelism is carved out of data parallelism)");
+  }
+  par.finish();
+  if (cfg.tp > 1 || cfg.pp > 1 || cfg.ep > 1) {
+    require_activations(job, "hybrid");
+  }
+  if (cfg.pp > job.model.layers) {
+    job.model_keys.fail("layers", std::to_string(job.model.layers) + " layers cannot fill " +
+                                      std::to_string(cfg.pp) + " pipeline stages (parallel.pp)");
+  }
+  cfg.algorithm = read_algorithm(w, "ring");
+  cfg.channels = read_channels(w, spec);
+  cfg.micro_batches =
+      static_cast<std::uint32_t>(w.optional_integer("micro_batches", 1, 4096).value_or(cfg.micro_batches));
+  const std::string schedule = w.choice("schedule", {"1f1b", "gpipe"}, "1f1b");
+  cfg.schedule = schedule == "gpipe" ? wl::PipelineSchedule::kGpipe : wl::PipelineSchedule::kOneFOneB;
+  cfg.bucket_bytes = read_bucket(w, job.model.parameters * job.model.bytes_per_param, cfg.bucket_bytes);
+  cfg.top_k = static_cast<std::uint32_t>(w.optional_integer("top_k", 1, 64).value_or(cfg.top_k));
+  cfg.skew = w.optional_number("skew", 0, 10).value_or(cfg.skew);
+  cfg.expert_share = w.optional_number("expert_share", 0, 1).value_or(cfg.expert_share);
+  cfg.routing_seed = static_cast<std::uint64_t>(w.optional_integer("routing_seed", 0, 1LL << 53).value_or(1));
+  if (cfg.ep == 1) {
+    for (const char* key : {"top_k", "skew", "expert_share", "routing_seed"}) {
+      if (w.has(key)) {
+        w.fail(key, "an expert setting without experts: set parallel.ep > 1");
+      }
+    }
+  }
+  if (const auto st = w.optional_object("stragglers")) {
+    cfg.stragglers.jitter = st->optional_number("jitter", 0, 10).value_or(0);
+    cfg.stragglers.slow_fraction = st->optional_number("slow_fraction", 0, 1).value_or(0);
+    cfg.stragglers.slow_factor = st->optional_number("slow_factor", 1, 100).value_or(1);
+    cfg.stragglers.seed = st->optional_seed("seed").value_or(1);
+    st->finish();
+  }
+  // Work items per micro-batch and stage: about 4 per layer per replica and tensor rank.
+  const double layer_items =
+      cfg.tp == 1 && cfg.ep == 1 ? 1.0 : 8.0 * job.model.layers / cfg.pp * (cfg.ep + cfg.tp);
+  const double per_iteration = static_cast<double>(cfg.dp) / cfg.ep * cfg.pp * cfg.micro_batches * 2 *
+                               (layer_items + static_cast<double>(cfg.tp) * cfg.ep);
+  if (per_iteration > static_cast<double>(kMaxWorkItems)) {
+    w.fail("micro_batches", "about " + std::to_string(static_cast<std::uint64_t>(per_iteration)) +
+                                " work items per iteration, more than " + std::to_string(kMaxWorkItems));
+  }
+  build(w, topo, spec, [cfg, ranks = job.ranks](std::uint32_t iterations) mutable {
+    cfg.iterations = iterations;
+    return wl::hybrid_workload(cfg, ranks);
+  });
+}
+
 std::vector<IterationPlan> training_plans(const WorkloadSpec& spec) {
   const wl::Workload& w = spec.training;
   std::vector<IterationPlan> plans(w.iterations);
@@ -242,9 +344,12 @@ std::vector<IterationPlan> training_plans(const WorkloadSpec& spec) {
     if (in.kind == wl::WorkKind::kCompute) {
       out.compute = in.duration;
       out.rank = in.rank == wl::kAllRanks ? WorkItem::kAllRanks : in.rank;
+      out.group = in.group;
     } else if (in.kind == wl::WorkKind::kCollective) {
       out.is_collective = true;
       out.collective = in.collective;
+      out.group = in.group;
+      out.comm = in.comm;
     } else {
       out.is_p2p = true;
       out.src = in.src;
@@ -258,6 +363,9 @@ std::vector<IterationPlan> training_plans(const WorkloadSpec& spec) {
       }
     }
     plan.items.push_back(std::move(out));
+  }
+  for (std::size_t k = 0; k < w.slowdown.size() && k < plans.size(); ++k) {
+    plans[k].slowdown = w.slowdown[k];
   }
   return plans;
 }

@@ -19,6 +19,7 @@ constexpr std::array kRegistry{
     WorkloadKind{"fsdp", true, "collectives", kinds::read_fsdp, kinds::training_plans},
     WorkloadKind{"moe", true, "collectives", kinds::read_moe, kinds::training_plans},
     WorkloadKind{"pipeline", true, "transfers", kinds::read_pipeline, kinds::training_plans},
+    WorkloadKind{"hybrid", true, "collectives", kinds::read_hybrid, kinds::training_plans},
 };
 
 }  // namespace

@@ -60,6 +60,18 @@ SimResult run(const json& doc) {
   return run_sim(parse_scenario(doc, "training.json"), o);
 }
 
+// 4 ranks: a TP pair inside each region (ranks 0-1 in a, 2-3 in b), the two replicas across.
+json hybrid(const json& extra = json::object()) {
+  json w = {{"kind", "hybrid"},
+            {"iterations", 2},
+            {"parallel", {{"tp", 2}, {"dp", 2}}},
+            {"micro_batches", 2},
+            {"model", {{"parameters", 4e6}, {"layers", 2}, {"hidden", 512}, {"tokens_per_iteration", 512}}},
+            {"compute", {{"forward", "4ms"}, {"backward", "8ms"}}}};
+  w.merge_patch(extra);
+  return w;
+}
+
 TEST(MoeScenario, RunsDispatchAndCombineAllToAllsPerLayer) {
   const SimResult r = run(base(moe(0)));
   ASSERT_TRUE(r.completed);
@@ -125,6 +137,79 @@ TEST(PipelineScenario, BothSchedulesRunWithTheBubbleTheModelPredicts) {
   }
 }
 
+// TP all-reduces stay inside a region on 2 ranks, the DP all-reduce crosses it; each rank
+// computes its half of forward + backward (6 ms), and the iteration is at least that plus the
+// DP all-reduce, which cannot overlap (it waits for the pipeline to drain).
+TEST(HybridScenario, TensorGroupsInsideRegionsDataParallelAcross) {
+  const SimResult r = run(base(hybrid()));
+  ASSERT_TRUE(r.completed);
+  std::size_t tp = 0;
+  std::size_t dp = 0;
+  for (const CollectiveOpResult& c : r.collectives) {
+    EXPECT_EQ(c.ranks, 2U) << c.name;
+    EXPECT_GT(c.end_ns, c.start_ns);
+    EXPECT_GT(c.predicted_ns, 0);
+    if (c.name.rfind("tp_ar", 0) == 0) {
+      ++tp;
+      EXPECT_EQ(c.bytes, 256U * 512 * 2) << c.name;  // a micro-batch's activations
+    } else {
+      ++dp;
+      EXPECT_EQ(c.name.rfind("dp_ar", 0), 0U) << c.name;
+    }
+  }
+  // 2 iterations x 2 replicas x 2 micro-batches x 2 layers x 4; 2 iterations x 2 groups x 1 bucket
+  EXPECT_EQ(tp, 64U);
+  EXPECT_EQ(dp, 4U);
+  ASSERT_EQ(r.iterations.size(), 2U);
+  for (const IterationResult& it : r.iterations) {
+    EXPECT_EQ(it.compute_ns, 6'000'000);
+    EXPECT_GT(it.end_ns - it.start_ns, 6'000'000);
+  }
+}
+
+// One rank of four runs twice as slow (slow_fraction 0.25, factor 2, no jitter): its TP
+// partner waits for it every layer, so that replica's compute takes 12 ms instead of 6; the
+// other replica then waits for it at the DP all-reduce. The busiest rank's compute is 12 ms
+// and the iteration grows by the 6 ms the straggler adds (communication is the same: the
+// tolerance, 0.5 ms, covers the TP all-reduces shifting against the other replica's).
+TEST(HybridScenario, AStragglerHoldsUpItsTensorGroupAndTheDataParallelAllReduce) {
+  const SimResult even = run(base(hybrid()));
+  const SimResult slow =
+      run(base(hybrid({{"stragglers", {{"slow_fraction", 0.25}, {"slow_factor", 2}, {"seed", 5}}}})));
+  ASSERT_TRUE(even.completed);
+  ASSERT_TRUE(slow.completed);
+  ASSERT_EQ(slow.iterations.size(), 2U);
+  for (std::size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(slow.iterations[i].compute_ns, 12'000'000);
+    const std::int64_t t_even = even.iterations[i].end_ns - even.iterations[i].start_ns;
+    const std::int64_t t_slow = slow.iterations[i].end_ns - slow.iterations[i].start_ns;
+    EXPECT_NEAR(static_cast<double>(t_slow - t_even), 6e6, 0.5e6) << i;
+  }
+}
+
+// EP = DP = 2 on one rank per replica (tp 1): the same two ranks talk on the EP communicator
+// (all-to-alls) and on the DP one (the dense gradients), each with its own connections, as
+// NCCL opens them per communicator.
+TEST(HybridScenario, EachCommunicatorHasItsOwnConnections) {
+  json doc = base(hybrid({{"parallel", {{"tp", 1}, {"dp", 2}, {"ep", 2}}}}));
+  doc["topology"]["regions"][0]["hosts"] = 1;
+  doc["topology"]["regions"][1]["hosts"] = 1;
+  doc["workload"]["nccl"] = false;
+  const SimResult r = run(doc);
+  ASSERT_TRUE(r.completed);
+  std::size_t a2a = 0;
+  for (const CollectiveOpResult& c : r.collectives) {
+    a2a += c.op == "all_to_all" ? 1 : 0;
+  }
+  EXPECT_EQ(a2a, 2U * 2 * 2 * 4);  // iterations x micro-batches x layers x 4
+  // 0 -> 1 and 1 -> 0, once per communicator.
+  std::size_t connections = 0;
+  for (const FlowResult& f : r.flows) {
+    connections += f.traffic_class == "collective" ? 1 : 0;
+  }
+  EXPECT_EQ(connections, 4U);
+}
+
 struct BadTraining {
   json workload;
   std::string path;
@@ -161,7 +246,17 @@ INSTANTIATE_TEST_SUITE_P(
                     "must be one of"},
         BadTraining{patched(pipeline("1f1b"), {{"channels", 2}}), "$.workload.channels", "a pipeline sends"},
         BadTraining{patched(pipeline("1f1b"), {{"model", {{"tokens_per_iteration", nullptr}}}}),
-                    "$.workload.model.tokens_per_iteration", "missing"}));
+                    "$.workload.model.tokens_per_iteration", "missing"},
+        BadTraining{hybrid({{"parallel", {{"tp", 4}}}}), "$.workload.parallel",
+                    "tp x pp x dp = 4 x 1 x 2 = 8"},
+        BadTraining{hybrid({{"parallel", {{"tp", 1}, {"dp", 4}, {"ep", 3}}}}), "$.workload.parallel.ep",
+                    "3 does not divide dp = 4"},
+        BadTraining{hybrid({{"parallel", {{"order", {"tp", "tp", "dp"}}}}}), "$.workload.parallel.order",
+                    "must name each"},
+        BadTraining{hybrid({{"top_k", 2}}), "$.workload.top_k", "an expert setting without experts"},
+        BadTraining{hybrid({{"stragglers", {{"slow_factor", 0.5}}}}), "$.workload.stragglers.slow_factor",
+                    "must be in [1, 100]"},
+        BadTraining{hybrid({{"model", {{"hidden", nullptr}}}}), "$.workload.model.hidden", "missing"}));
 
 }  // namespace
 }  // namespace gw

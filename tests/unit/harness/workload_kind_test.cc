@@ -22,7 +22,8 @@ TEST(WorkloadKind, EveryEntryCanBeReadAndRun) {
     EXPECT_EQ(k.iterations, k.plans != nullptr) << name;
     EXPECT_EQ(k.iterations, !k.ops_key.empty()) << name;
   }
-  EXPECT_EQ(seen, (std::set<std::string>{"flows", "collective", "ddp", "diloco", "fsdp", "moe", "pipeline"}));
+  EXPECT_EQ(seen, (std::set<std::string>{"flows", "collective", "ddp", "diloco", "fsdp", "moe", "pipeline",
+                                         "hybrid"}));
   EXPECT_EQ(workload_kind("pipeline").ops_key, "transfers");
   EXPECT_EQ(find_workload_kind("tensor_parallel"), nullptr);
   EXPECT_THROW((void)workload_kind("tensor_parallel"), std::logic_error);
@@ -107,9 +108,10 @@ TEST(WorkloadKind, AnUnknownKindListsTheRegistry) {
     FAIL();
   } catch (const InputError& e) {
     EXPECT_EQ(e.path(), "$.workload.kind");
-    EXPECT_EQ(e.reason(),
-              "must be one of flows, collective, ddp, diloco, fsdp, moe, pipeline, got \"dddp\" (did you "
-              "mean \"ddp\"?)");
+    EXPECT_EQ(
+        e.reason(),
+        "must be one of flows, collective, ddp, diloco, fsdp, moe, pipeline, hybrid, got \"dddp\" (did you "
+        "mean \"ddp\"?)");
   }
 }
 
