@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# `gradwall run` with the moe and pipeline workload kinds and background traffic: a small
-# pipeline job with a microburst beside it runs, result.json carries the point-to-point
+# `gradwall run` with the moe, pipeline and hybrid workload kinds and background traffic: a
+# small pipeline job with a microburst beside it runs, result.json carries the point-to-point
 # transfers and the background per class, the reports are written and valid; a bad moe
-# scenario exits 2 naming the file, the JSON path and the reason.
+# scenario exits 2 naming the file, the JSON path and the reason; the shipped hybrid scenario
+# runs its three kinds of traffic and prices the simulated GPUs.
 set -euo pipefail
 source "$(dirname "$0")/lib/common.bash" "$@"
 
@@ -64,4 +65,29 @@ PY
 run "$GW" run bad.json --out bad
 [[ $rc == 2 ]] || fail "bad moe scenario: exit $rc, want 2"
 [[ $err == *'bad.json: $.workload.algorithm: moe sends all-to-all'* ]] || fail "message: $err"
+
+# The shipped hybrid scenario (TP x PP x DP with stragglers): TP all-reduces on GPU pairs inside
+# a region, pipeline transfers between stages, DP all-reduces across; priced for the 8 simulated
+# GPUs, which the report says.
+run "$GW" run "$SRC/profiles/scenarios/hybrid-3d-cross-region.json" --out hybrid
+[[ $rc == 0 || $rc == 1 ]] || fail "hybrid scenario: exit $rc: $err"
+"$PY" - hybrid "$SRC" <<'PY' || fail "hybrid result contents"
+import json, sys
+import jsonschema
+out, src = sys.argv[1], sys.argv[2]
+result = json.load(open(f"{out}/result.json"))
+report = json.load(open(f"{out}/report.json"))
+jsonschema.Draft202012Validator(json.load(open(f"{src}/reports/report.schema.json"))).validate(report)
+assert result["completed"]
+c = result["collectives"]
+tp = [x for x in c if x["name"].startswith("tp_ar")]
+dp = [x for x in c if x["name"].startswith("dp_ar")]
+assert len(tp) + len(dp) == len(c) and tp and dp, len(c)
+assert all(x["ranks"] == 2 for x in c)
+# 2 iterations x 2 replicas x 1 stage boundary x 4 micro-batches x 2 tensor ranks x 2 ways
+assert len(result["transfers"]) == 2 * 2 * 4 * 2 * 2, len(result["transfers"])
+cost = report["gpu"]["cost"]
+assert cost["gpus"] == 8 and cost["simulated_ranks"] == 8 and cost["basis"] == "simulated", cost
+PY
+grep -q "idle cost (8 simulated GPUs" hybrid/summary.md || fail "summary cost line: $(grep 'idle cost' hybrid/summary.md)"
 finish
