@@ -102,8 +102,9 @@ ByteRange block_range(std::uint64_t bytes, std::uint32_t channels, std::uint32_t
   return detail::split(channel_slice(bytes, channels, channel), ranks)[block];
 }
 
-Schedule build_schedule(const CollectiveSpec& spec, const Placement& placement) {
-  const auto ranks = static_cast<std::uint32_t>(placement.region.size());
+namespace detail {
+
+void check_spec(const CollectiveSpec& spec, std::uint32_t ranks) {
   if (ranks == 0) {
     detail::fail(spec, "the placement has no ranks");
   }
@@ -129,6 +130,13 @@ Schedule build_schedule(const CollectiveSpec& spec, const Placement& placement) 
   if (spec.chunk_bytes > 0 && spec.algorithm != Algorithm::kRing) {
     detail::fail(spec, "chunk_bytes: only the ring is chunked");
   }
+}
+
+}  // namespace detail
+
+Schedule build_schedule(const CollectiveSpec& spec, const Placement& placement) {
+  const auto ranks = static_cast<std::uint32_t>(placement.region.size());
+  detail::check_spec(spec, ranks);
   if (ranks == 1) {
     Schedule nothing;
     nothing.ranks = 1;

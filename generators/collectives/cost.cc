@@ -6,11 +6,14 @@
 #include <cmath>
 #include <functional>
 #include <map>
+#include <memory>
 #include <queue>
 #include <string>
 #include <tuple>
+#include <unordered_map>
 
 #include "generators/collectives/schedule_builder.h"
+#include "generators/collectives/step_graph.h"
 
 namespace gw::coll {
 namespace {
@@ -181,37 +184,34 @@ bool same(const AlphaBeta& a, const AlphaBeta& b) {
 // done and its sender's port, its receiver's port and (between regions) the pair's path are
 // free, holds them for bytes·β and is done α + bytes·β after it starts.
 Duration schedule_time(const CollectiveSpec& spec, const Placement& placement, const LinkModel& links) {
-  const Schedule schedule = build_schedule(spec, placement);
-  const std::size_t n = schedule.steps.size();
-  std::vector<std::uint32_t> waiting(n);
-  std::vector<std::vector<std::uint32_t>> dependents(n);
-  std::vector<double> ready(n, 0);
+  // Walked lazily (step_graph.h): a ring over p ranks holds O(p), not its O(p^2) steps.
+  const std::unique_ptr<StepGraph> graph = step_graph(spec, placement);
+  // Steps with several waits that have heard from some: (waits heard, latest done).
+  std::unordered_map<std::uint32_t, std::pair<std::uint32_t, double>> partial;
+  std::vector<std::uint32_t> dependents;
   using Entry = std::pair<double, std::uint32_t>;
   std::priority_queue<Entry, std::vector<Entry>, std::greater<>> queue;
-  for (std::uint32_t i = 0; i < n; ++i) {
-    waiting[i] = static_cast<std::uint32_t>(schedule.steps[i].after.size());
-    for (const std::uint32_t d : schedule.steps[i].after) {
-      dependents[d].push_back(i);
-    }
-    if (waiting[i] == 0) {
-      queue.emplace(0.0, i);
-    }
+  for (const std::uint32_t root : graph->roots()) {
+    queue.emplace(0.0, root);
   }
   // Resources: each rank's send port, each rank's receive port, each ordered pair of regions'
   // path. Steps that become ready at the same instant and share one split it equally
   // (processor sharing: each holds it for share × bytes·β, the most it shares any of its
   // resources); steps ready later queue behind them.
-  const std::size_t p = schedule.ranks;
+  const std::size_t p = graph->ranks();
   const std::size_t regions = links.regions;
   std::vector<double> free_at(2 * p + regions * regions, 0);
   std::vector<std::uint32_t> users(free_at.size(), 0);
   double end = 0;
   std::vector<std::uint32_t> batch;
+  std::vector<Step> steps;  // the batch's
   while (!queue.empty()) {
     const double at = queue.top().first;
     batch.clear();
+    steps.clear();
     while (!queue.empty() && queue.top().first == at) {
       batch.push_back(queue.top().second);
+      steps.push_back(graph->at(queue.top().second));
       queue.pop();
     }
     auto resources = [&](const Step& step) {
@@ -224,8 +224,7 @@ Duration schedule_time(const CollectiveSpec& spec, const Placement& placement, c
     // a queue pair sends its messages; the sharing is between connections.
     using Connection = std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>;
     std::map<Connection, double> connection_free;
-    for (const std::uint32_t i : batch) {
-      const Step& step = schedule.steps[i];
+    for (const Step& step : steps) {
       if (step.bytes > 0 &&
           connection_free.emplace(Connection{step.src, step.dst, step.channel}, at).second) {
         for (const std::size_t r : resources(step)) {
@@ -236,8 +235,8 @@ Duration schedule_time(const CollectiveSpec& spec, const Placement& placement, c
       }
     }
     std::vector<std::pair<std::size_t, double>> holds;
-    for (const std::uint32_t i : batch) {
-      const Step& step = schedule.steps[i];
+    for (std::size_t b = 0; b < batch.size(); ++b) {
+      const Step& step = steps[b];
       const AlphaBeta& m = links.at(placement.region[step.src], placement.region[step.dst]);
       const auto connection = connection_free.find(Connection{step.src, step.dst, step.channel});
       double start = connection != connection_free.end() ? connection->second : at;
@@ -259,10 +258,19 @@ Duration schedule_time(const CollectiveSpec& spec, const Placement& placement, c
       }
       const double done = start + static_cast<double>(m.alpha.count()) + hold;
       end = std::max(end, done);
-      for (const std::uint32_t j : dependents[i]) {
-        ready[j] = std::max(ready[j], done);
-        if (--waiting[j] == 0) {
-          queue.emplace(ready[j], j);
+      dependents.clear();
+      graph->dependents(batch[b], dependents);
+      for (const std::uint32_t j : dependents) {
+        const std::uint32_t waits = graph->waits(j);
+        if (waits <= 1) {
+          queue.emplace(done, j);
+          continue;
+        }
+        auto& [heard, ready] = partial.try_emplace(j, 0, 0.0).first->second;
+        ready = std::max(ready, done);
+        if (++heard == waits) {
+          queue.emplace(ready, j);
+          partial.erase(j);
         }
       }
     }

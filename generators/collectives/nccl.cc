@@ -1,5 +1,7 @@
 #include "generators/collectives/nccl.h"
 
+#include "generators/collectives/step_graph.h"
+
 #include <algorithm>
 
 namespace gw::coll {
@@ -86,6 +88,18 @@ double slot_rounding(const Schedule& schedule, const NcclConfig& nccl) {
   for (const Step& s : schedule.steps) {
     bytes += static_cast<double>(s.bytes);
     slots += static_cast<double>(std::max<std::uint64_t>(1, (s.bytes + slot - 1) / slot));
+  }
+  return bytes > 0 ? slots * static_cast<double>(slot) / bytes : 1.0;
+}
+
+double slot_rounding(const StepGraph& graph, const NcclConfig& nccl) {
+  const std::uint64_t slot = nccl.slot_data_bytes();
+  double bytes = 0;
+  double slots = 0;
+  for (std::uint32_t i = 0; i < graph.size(); ++i) {
+    const std::uint64_t b = graph.at(i).bytes;
+    bytes += static_cast<double>(b);
+    slots += static_cast<double>(std::max<std::uint64_t>(1, (b + slot - 1) / slot));
   }
   return bytes > 0 ? slots * static_cast<double>(slot) / bytes : 1.0;
 }

@@ -14,6 +14,8 @@
 
 namespace gw::coll {
 
+class StepGraph;
+
 // NCCL_PROTO. The wire carries more than the data: LL sends each 8 bytes of data with an 8-byte
 // flag (16-byte lines), LL128 a 128-byte line of which 120 bytes are data, Simple the data alone.
 enum class Protocol : std::uint8_t { kSimple, kLl128, kLl };
@@ -69,6 +71,7 @@ LinkModel window_bound(const LinkModel& links, const NcclConfig& nccl, std::uint
                        double slot_rounding = 1.0);
 // Σ over the schedule's steps of ⌈bytes / slot⌉ x slot, over Σ bytes (1 for an empty schedule).
 double slot_rounding(const Schedule& schedule, const NcclConfig& nccl);
+double slot_rounding(const StepGraph& graph, const NcclConfig& nccl);
 LinkModel both_bounds(const LinkModel& network, const LinkModel& window);
 
 }  // namespace gw::coll

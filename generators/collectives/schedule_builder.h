@@ -44,6 +44,13 @@ Frontier ring_all_gather(ScheduleBuilder& b, const std::vector<std::uint32_t>& m
 // Cuts `range` into `parts` contiguous pieces (the first range.bytes % parts one byte larger).
 std::vector<ByteRange> split(ByteRange range, std::uint32_t parts);
 
+// What build_schedule checks of every spec before its algorithm's builder (ranks >= 1,
+// channels >= 1, root < ranks, a square send_matrix, chunking only on the ring).
+void check_spec(const CollectiveSpec& spec, std::uint32_t ranks);
+// The ring's checks: the ops it runs and the number of pieces. Returns the pieces per block
+// of channel `channel`'s largest block.
+std::uint64_t ring_pieces(const CollectiveSpec& spec, std::uint32_t ranks, std::uint32_t channel);
+
 // Validation shared by the builders: throws CollectiveError with `reason`.
 [[noreturn]] void fail(const CollectiveSpec& spec, std::string_view reason);
 void require_power_of_two(const CollectiveSpec& spec, std::uint32_t ranks);

@@ -47,7 +47,7 @@ CollectiveDriver::CollectiveDriver(EventLoop& loop, MessageService& net, coll::P
       if (c.channels > kChannelsPerComm && item.comm != 0) {
         throw coll::CollectiveError{"\"" + item.name + "\": more than 64 channels on a communicator"};
       }
-      (void)coll::build_schedule(c, where);
+      (void)coll::step_graph(c, where);
     }
   }
 }
@@ -176,11 +176,11 @@ void CollectiveDriver::start_compute(std::uint32_t item, const WorkItem& w, Inst
 // The op's α-β predictions (docs/collectives.md): the network and NCCL's window bounds, and
 // the propagation alone (β = 0).
 void CollectiveDriver::predict(OpRecord& rec, const WorkItem& w, const coll::Placement& placement,
-                               const coll::Schedule& schedule) const {
+                               const coll::StepGraph& graph) const {
   if (nccl_config_.enabled) {
     const coll::LinkModel network = coll::network_bound(links_, nccl_config_);
     const coll::LinkModel window = coll::window_bound(links_, nccl_config_, w.collective.channels,
-                                                      coll::slot_rounding(schedule, nccl_config_));
+                                                      coll::slot_rounding(graph, nccl_config_));
     rec.predicted_network = coll::predicted_time(w.collective, placement, network);
     rec.predicted_window = coll::predicted_time(w.collective, placement, window);
     rec.predicted = coll::predicted_time(w.collective, placement, coll::both_bounds(network, window));
@@ -199,27 +199,20 @@ void CollectiveDriver::start_collective(std::uint32_t item, const WorkItem& w, I
   RunningOp op;
   op.item = item;
   const coll::Placement where = placement_of(w.group);
-  op.schedule = coll::build_schedule(w.collective, where);
+  op.graph = coll::step_graph(w.collective, where);
+  op.walk = std::make_unique<coll::GraphWalk>(*op.graph);
   op.group = w.group;
   op.channel_base = w.comm * kChannelsPerComm;
-  const std::size_t n = op.schedule.steps.size();
-  op.waiting.resize(n);
-  op.dependents.resize(n);
-  for (std::size_t s = 0; s < n; ++s) {
-    const coll::Step& step = op.schedule.steps[s];
-    op.waiting[s] = static_cast<std::uint32_t>(step.after.size());
-    for (const std::uint32_t d : step.after) {
-      op.dependents[d].push_back(static_cast<std::uint32_t>(s));
-    }
-  }
+  const std::size_t n = op.graph->size();
+  op.steps = n;
   OpRecord rec;
   rec.name = w.name;
   rec.spec = w.collective;
   rec.spec.send_matrix.clear();  // not kept per instance
-  rec.ranks = op.schedule.ranks;
+  rec.ranks = op.graph->ranks();
   rec.iteration = static_cast<std::uint32_t>(iteration_);
   rec.start = now;
-  predict(rec, w, where, op.schedule);
+  predict(rec, w, where, *op.graph);
   op.wan_at_start = net_->wan_ledger(now);
   op.record = ops_.size();
   ops_.push_back(rec);
@@ -230,16 +223,14 @@ void CollectiveDriver::start_collective(std::uint32_t item, const WorkItem& w, I
     finish_item(item, now);
     return;
   }
-  for (std::size_t s = 0; s < n; ++s) {
-    if (running_[index].waiting[s] == 0) {
-      launch(index, static_cast<std::uint32_t>(s), now);
-    }
+  for (const std::uint32_t s : running_[index].graph->roots()) {
+    launch(index, s, now);
   }
 }
 
 void CollectiveDriver::launch(std::uint32_t op, std::uint32_t step, Instant now) {
   const RunningOp& o = running_[op];
-  const coll::Step& s = o.schedule.steps[step];
+  const coll::Step s = o.graph->at(step);
   const std::uint32_t src = o.group.empty() ? s.src : o.group[s.src];
   const std::uint32_t dst = o.group.empty() ? s.dst : o.group[s.dst];
   const std::uint64_t id = send(src, dst, o.channel_base + s.channel, s.bytes, false, now);
@@ -278,12 +269,12 @@ void CollectiveDriver::delivered(std::uint64_t network_message, Instant now) {
   }
   RunningOp& op = running_[ref.op];
   ++op.steps_done;
-  for (const std::uint32_t next : op.dependents[ref.step]) {
-    if (--op.waiting[next] == 0) {
-      launch(ref.op, next, now);
-    }
+  ready_.clear();
+  op.walk->complete(ref.step, ready_);
+  for (const std::uint32_t next : ready_) {
+    launch(ref.op, next, now);
   }
-  if (op.steps_done == op.schedule.steps.size()) {
+  if (op.steps_done == op.steps) {
     finish_op(op, now);
     finish_item(op.item, now);
   }
@@ -292,10 +283,9 @@ void CollectiveDriver::delivered(std::uint64_t network_message, Instant now) {
 void CollectiveDriver::finish_op(RunningOp& op, Instant now) {
   // Every step is done: the schedule and its dependency lists go now rather than at the end of
   // the iteration, which may run many ops (a DDP iteration: one all-reduce per bucket).
-  op.schedule = coll::Schedule{};
+  op.walk.reset();
+  op.graph.reset();
   op.group = {};
-  op.waiting = {};
-  op.dependents = {};
   OpRecord& rec = ops_[op.record];
   rec.end = now;
   rec.finished = true;

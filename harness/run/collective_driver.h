@@ -16,6 +16,7 @@
 #include "core/id_window.h"
 #include "generators/collectives/collective.h"
 #include "generators/collectives/nccl.h"
+#include "generators/collectives/step_graph.h"
 #include "harness/run/sim_result.h"
 #include "harness/run/time_attribution.h"
 
@@ -148,11 +149,12 @@ class CollectiveDriver final : public Wakeable {
   struct RunningOp {
     std::uint32_t item = 0;
     std::size_t record = 0;
-    coll::Schedule schedule;
+    // The op's steps, walked as they complete (lazy for a ring: O(ranks) memory).
+    std::unique_ptr<coll::StepGraph> graph;
+    std::unique_ptr<coll::GraphWalk> walk;
     std::vector<std::uint32_t> group;  // communicator rank -> global rank; empty: the same
     std::uint32_t channel_base = 0;
-    std::vector<std::uint32_t> waiting;                  // per step: deps not yet done
-    std::vector<std::vector<std::uint32_t>> dependents;  // per step
+    std::size_t steps = 0;
     std::size_t steps_done = 0;
     std::optional<WanLedger> wan_at_start;
   };
@@ -169,7 +171,7 @@ class CollectiveDriver final : public Wakeable {
   void start_compute(std::uint32_t item, const WorkItem& w, Instant now);
   void start_collective(std::uint32_t item, const WorkItem& w, Instant now);
   void predict(OpRecord& rec, const WorkItem& w, const coll::Placement& placement,
-               const coll::Schedule& schedule) const;
+               const coll::StepGraph& graph) const;
   // The placement of `group`'s ranks (communicator rank i in global rank group[i]'s region).
   coll::Placement placement_of(const std::vector<std::uint32_t>& group) const;
   double slowdown(std::uint32_t rank) const;
@@ -192,7 +194,8 @@ class CollectiveDriver final : public Wakeable {
   std::size_t items_done_ = 0;
   std::vector<std::pair<Instant, std::uint32_t>> computing_;  // (end, item)
   std::vector<RunningOp> running_;
-  IdWindow<MessageRef> messages_;  // in flight, by message id (the service numbers them 0, 1, ...)
+  std::vector<std::uint32_t> ready_;  // scratch: the steps a delivery lets go
+  IdWindow<MessageRef> messages_;     // in flight, by message id (the service numbers them 0, 1, ...)
   std::vector<OpRecord> ops_;
   std::vector<IterationRecord> iterations_;
   std::vector<TransferRecord> transfers_;
