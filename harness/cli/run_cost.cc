@@ -136,8 +136,9 @@ struct Tally {
   double flow_connections = 0;
   double flow_packets = 0;
   double collective_pairs = 0;
-  double items = 0;  // a training job's work items
-  double steps = 0;  // collective schedule steps and point-to-point transfers
+  double items = 0;       // a training job's work items
+  double steps = 0;       // collective schedule steps and point-to-point transfers
+  double held_steps = 0;  // the steps of built schedules (a ring's are generated as it runs)
   double packets = 0;
 };
 
@@ -214,6 +215,7 @@ void count_job(const WorkloadSpec& w, double ranks, double payload, Tally& t) {
   for (const Op& op : ops) {
     const OpCost o = op_cost(*op.spec, op.ranks);
     t.steps += o.steps;
+    t.held_steps += op.spec->algorithm == coll::Algorithm::kRing ? 0 : o.steps;
     t.packets += 2 * std::max(o.steps, o.wire_bytes / payload) + 2 * o.steps;
     pairs[op.comm] = std::max(pairs[op.comm], o.pairs);
   }
@@ -221,6 +223,7 @@ void count_job(const WorkloadSpec& w, double ranks, double payload, Tally& t) {
     t.collective_pairs += n;
   }
   t.steps += p2p_items;
+  t.held_steps += p2p_items;
   t.packets += 2 * std::max(p2p_items, p2p_bytes / payload) + 2 * p2p_items;
   t.collective_pairs += p2p_items > 0 ? 2 * ranks : 0;
 }
@@ -250,7 +253,7 @@ RunCost estimate_cost(const Scenario& s) {
   c.packets = t.packets + t.flow_packets;
   const double conn_bytes =
       t.flow_connections * kFlowConnectionBytes + t.collective_pairs * kCollectiveConnectionBytes;
-  const double step_bytes = c.schedule_steps * kStepBytes;
+  const double step_bytes = t.held_steps * kStepBytes;
   const double item_bytes = t.items * kWorkItemBytes;
   c.memory_bytes = kBaseBytes + conn_bytes + step_bytes + item_bytes;
   const double conn_seconds =
@@ -263,7 +266,7 @@ RunCost estimate_cost(const Scenario& s) {
   if (conn_seconds > packet_seconds && conn_bytes >= biggest) {
     c.driver = count_text(c.connections) + " connections";
   } else if (step_bytes >= biggest && step_bytes >= conn_bytes) {
-    c.driver = count_text(c.schedule_steps) + " collective schedule steps";
+    c.driver = count_text(t.held_steps) + " collective schedule steps";
   } else if (conn_bytes >= biggest) {
     c.driver = count_text(c.connections) + " connections";
   } else {

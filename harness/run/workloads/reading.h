@@ -18,8 +18,9 @@ namespace gw {
 // Inputs whose work would not fit any machine are refused while reading, before anything is
 // built: work items of a training run (DDP buckets, FSDP layers, pipeline micro-batches, over
 // all iterations), DDP buckets per iteration and MoE's all-to-all matrices. A schedule is built
-// to validate the collective's settings only up to kMaxValidatedSteps; bigger ones are left to
-// the cost check (harness/cli/run_cost.h), which estimates them without building.
+// to validate the collective's settings only up to kMaxValidatedSteps (the ring, generated from
+// formulas, at any size); bigger ones are left to the cost check (harness/cli/run_cost.h),
+// which estimates them without building.
 inline constexpr std::uint64_t kMaxWorkItems = 2'000'000;
 inline constexpr std::uint64_t kMaxBucketsPerIteration = 65'536;
 inline constexpr double kMaxValidatedSteps = 1e6;
