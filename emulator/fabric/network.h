@@ -62,6 +62,9 @@ struct TopologySpec {
   std::vector<RegionSpec> regions;
   std::vector<WanLinkSpec> wan;
   std::vector<RouteSpec> routes;
+  // `intra_region: "analytic"`: ring collectives time their hops inside a region with the α-β
+  // model instead of sending them (the simulator's driver; the WAN stays packet-level).
+  bool intra_region_analytic = false;
 };
 
 struct HostId {

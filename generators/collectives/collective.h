@@ -144,7 +144,11 @@ struct LinkModel {
 // a step starts once its `after` steps are done and its sender's port, its receiver's port and
 // (between regions) the region pair's path are free; it holds them for bytes·β and completes
 // α + bytes·β after it starts. The completion time is the last step's.
-Duration predicted_time(const CollectiveSpec& spec, const Placement& placement, const LinkModel& links);
+// `fold_regions`: a ring's hops inside a region are priced as pure delays of α + bytes·β, as
+// the simulator's analytic intra-region fabric times them (FoldedRing, step_graph.h), and only
+// its hops between regions contend for ports and paths.
+Duration predicted_time(const CollectiveSpec& spec, const Placement& placement, const LinkModel& links,
+                        bool fold_regions = false);
 // The same with `intra` inside regions and `inter` between any two (LinkModel::two_level).
 Duration predicted_time(const CollectiveSpec& spec, const Placement& placement, const AlphaBeta& intra,
                         const AlphaBeta& inter);

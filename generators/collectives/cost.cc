@@ -138,6 +138,7 @@ Cost cost_of(const CollectiveSpec& spec, std::uint32_t p) {
 
 namespace {
 Duration schedule_time(const CollectiveSpec& spec, const Placement& placement, const LinkModel& links);
+Duration folded_time(const CollectiveSpec& spec, const Placement& placement, const LinkModel& links);
 
 // A chunked ring has no closed form here: its pieces overlap one step's latency with the next
 // piece's transmission, limited by each rank's port; its own schedule is priced instead.
@@ -183,22 +184,89 @@ bool same(const AlphaBeta& a, const AlphaBeta& b) {
 // α + bytes·β), list-scheduled in order of readiness: a step starts when its `after` steps are
 // done and its sender's port, its receiver's port and (between regions) the pair's path are
 // free, holds them for bytes·β and is done α + bytes·β after it starts.
+// What the α-β walk below prices: steps by number, the ones ready at the start (with when),
+// and, once a step is done, the steps it lets go (with when) and the latest the op may end.
+using Ready = std::pair<double, std::uint32_t>;
+struct StepSource {
+  std::uint32_t ranks = 0;
+  std::vector<Ready> roots;
+  std::function<Step(std::uint32_t)> at;
+  std::function<void(std::uint32_t, double, std::vector<Ready>&, double&)> done;
+};
+Duration walk_time(const StepSource& source, const Placement& placement, const LinkModel& links);
+
 Duration schedule_time(const CollectiveSpec& spec, const Placement& placement, const LinkModel& links) {
   // Walked lazily (step_graph.h): a ring over p ranks holds O(p), not its O(p^2) steps.
   const std::unique_ptr<StepGraph> graph = step_graph(spec, placement);
   // Steps with several waits that have heard from some: (waits heard, latest done).
   std::unordered_map<std::uint32_t, std::pair<std::uint32_t, double>> partial;
   std::vector<std::uint32_t> dependents;
-  using Entry = std::pair<double, std::uint32_t>;
-  std::priority_queue<Entry, std::vector<Entry>, std::greater<>> queue;
+  StepSource source;
+  source.ranks = graph->ranks();
   for (const std::uint32_t root : graph->roots()) {
-    queue.emplace(0.0, root);
+    source.roots.emplace_back(0.0, root);
   }
+  source.at = [&graph](std::uint32_t i) { return graph->at(i); };
+  source.done = [&](std::uint32_t i, double done, std::vector<Ready>& ready, double& /*end*/) {
+    dependents.clear();
+    graph->dependents(i, dependents);
+    for (const std::uint32_t j : dependents) {
+      const std::uint32_t waits = graph->waits(j);
+      if (waits <= 1) {
+        ready.emplace_back(done, j);
+        continue;
+      }
+      auto it = partial.try_emplace(j, 0, 0.0).first;
+      it->second.second = std::max(it->second.second, done);
+      if (++it->second.first == waits) {
+        ready.emplace_back(it->second.second, j);
+        partial.erase(it);
+      }
+    }
+  };
+  return walk_time(source, placement, links);
+}
+
+// The folded ring (step_graph.h): the hops between regions walked as steps, each chain of hops
+// inside a region a delay of hops x (α + bytes·β) of that region.
+Duration folded_time(const CollectiveSpec& spec, const Placement& placement, const LinkModel& links) {
+  const FoldedRing folded(spec, placement);
+  const auto local = [&links](const FoldedRing::Wait& w) {
+    const AlphaBeta& m = links.at(w.region, w.region);
+    return w.hops *
+           (static_cast<double>(m.alpha.count()) + static_cast<double>(w.bytes) * m.beta_ns_per_byte);
+  };
+  StepSource source;
+  source.ranks = folded.ranks();
+  for (const std::uint32_t root : folded.roots()) {
+    source.roots.emplace_back(local(folded.wait(root)), root);
+  }
+  source.at = [&folded](std::uint32_t i) { return folded.at(i); };
+  source.done = [&](std::uint32_t i, double done, std::vector<Ready>& ready, double& end) {
+    end = std::max(end, done + local(folded.tail(i)));
+    const std::uint32_t next = folded.next(i);
+    if (next != FoldedRing::kNone) {
+      ready.emplace_back(done + local(folded.wait(next)), next);
+    }
+  };
+  double runs = 0;
+  for (const FoldedRing::Wait& run : folded.local_runs()) {
+    runs = std::max(runs, local(run));
+  }
+  return std::max(Duration{std::llround(runs)}, walk_time(source, placement, links));
+}
+
+Duration walk_time(const StepSource& source, const Placement& placement, const LinkModel& links) {
+  std::priority_queue<Ready, std::vector<Ready>, std::greater<>> queue;
+  for (const Ready& r : source.roots) {
+    queue.push(r);
+  }
+  std::vector<Ready> released;
   // Resources: each rank's send port, each rank's receive port, each ordered pair of regions'
   // path. Steps that become ready at the same instant and share one split it equally
   // (processor sharing: each holds it for share × bytes·β, the most it shares any of its
   // resources); steps ready later queue behind them.
-  const std::size_t p = graph->ranks();
+  const std::size_t p = source.ranks;
   const std::size_t regions = links.regions;
   std::vector<double> free_at(2 * p + regions * regions, 0);
   std::vector<std::uint32_t> users(free_at.size(), 0);
@@ -211,7 +279,7 @@ Duration schedule_time(const CollectiveSpec& spec, const Placement& placement, c
     steps.clear();
     while (!queue.empty() && queue.top().first == at) {
       batch.push_back(queue.top().second);
-      steps.push_back(graph->at(queue.top().second));
+      steps.push_back(source.at(queue.top().second));
       queue.pop();
     }
     auto resources = [&](const Step& step) {
@@ -258,20 +326,10 @@ Duration schedule_time(const CollectiveSpec& spec, const Placement& placement, c
       }
       const double done = start + static_cast<double>(m.alpha.count()) + hold;
       end = std::max(end, done);
-      dependents.clear();
-      graph->dependents(batch[b], dependents);
-      for (const std::uint32_t j : dependents) {
-        const std::uint32_t waits = graph->waits(j);
-        if (waits <= 1) {
-          queue.emplace(done, j);
-          continue;
-        }
-        auto& [heard, ready] = partial.try_emplace(j, 0, 0.0).first->second;
-        ready = std::max(ready, done);
-        if (++heard == waits) {
-          queue.emplace(ready, j);
-          partial.erase(j);
-        }
+      released.clear();
+      source.done(batch[b], done, released, end);
+      for (const Ready& r : released) {
+        queue.push(r);
       }
     }
     for (const auto& [r, until] : holds) {
@@ -284,7 +342,8 @@ Duration schedule_time(const CollectiveSpec& spec, const Placement& placement, c
 
 }  // namespace
 
-Duration predicted_time(const CollectiveSpec& spec, const Placement& placement, const LinkModel& links) {
+Duration predicted_time(const CollectiveSpec& spec, const Placement& placement, const LinkModel& links,
+                        bool fold_regions) {
   const auto p = static_cast<std::uint32_t>(placement.region.size());
   const auto groups = detail::ranks_by_region(placement);
   for (const std::uint32_t r : placement.region) {
@@ -296,7 +355,7 @@ Duration predicted_time(const CollectiveSpec& spec, const Placement& placement, 
     return predicted_time(spec, p, AlphaBeta{});
   }
   if (chunked(spec)) {
-    return schedule_time(spec, placement, links);
+    return fold_regions ? folded_time(spec, placement, links) : schedule_time(spec, placement, links);
   }
   if (groups.size() == 1) {
     const std::uint32_t r = placement.region[0];
@@ -321,6 +380,9 @@ Duration predicted_time(const CollectiveSpec& spec, const Placement& placement, 
   }
   if (uniform) {
     return predicted_time(spec, p, first);
+  }
+  if (fold_regions && spec.algorithm == Algorithm::kRing) {
+    return folded_time(spec, placement, links);
   }
   return schedule_time(spec, placement, links);
 }

@@ -178,6 +178,140 @@ void GraphWalk::complete(std::uint32_t i, std::vector<std::uint32_t>& ready) {
   }
 }
 
+FoldedRing::FoldedRing(const CollectiveSpec& spec, const Placement& placement) {
+  const auto ranks = static_cast<std::uint32_t>(placement.region.size());
+  detail::check_spec(spec, ranks);
+  if (spec.algorithm != Algorithm::kRing || ranks < 2) {
+    detail::fail(spec, "only a ring of two or more ranks folds its hops inside regions");
+  }
+  ring_ = std::make_unique<RingGraph>(spec, placement);
+  for (const auto& group : detail::ranks_by_region(placement)) {
+    members_.insert(members_.end(), group.begin(), group.end());
+  }
+  q_ = static_cast<std::uint32_t>(members_.size());
+  for (const std::uint32_t m : members_) {
+    region_.push_back(placement.region[m]);
+  }
+  for (std::uint32_t e = 0; e < q_; ++e) {
+    if (region_[e] != region_[(e + 1) % q_]) {
+      boundary_.push_back(e);
+    }
+  }
+  const auto b = static_cast<std::uint32_t>(boundary_.size());
+  for (std::uint32_t j = 0; j < b; ++j) {
+    const std::uint32_t before = boundary_[(j + b - 1) % b];
+    inside_.push_back((boundary_[j] + q_ - before - 1) % q_);
+  }
+  const std::uint32_t channels = spec.op == Op::kBarrier ? 1 : spec.channels;
+  for (std::uint32_t c = 0; c < channels; ++c) {
+    passes_ += detail::ring_pieces(spec, q_, c);
+  }
+  rounds_ = static_cast<std::uint32_t>(ring_->size() / (passes_ * q_));
+  const std::uint64_t n = passes_ * rounds_ * b;
+  if (n > 0xFFFFFFFFull) {
+    detail::fail(spec, "more than 2^32 steps between regions");
+  }
+  size_ = static_cast<std::uint32_t>(n);
+}
+
+FoldedRing::~FoldedRing() = default;
+
+std::uint32_t FoldedRing::ranks() const {
+  return q_;
+}
+
+FoldedRing::Where FoldedRing::where(std::uint32_t i) const {
+  const auto b = static_cast<std::uint32_t>(boundary_.size());
+  const std::uint64_t per_pass = std::uint64_t{rounds_} * b;
+  return Where{i / per_pass, static_cast<std::uint32_t>(i % per_pass / b), static_cast<std::uint32_t>(i % b)};
+}
+
+std::uint32_t FoldedRing::index(std::uint64_t pass, std::uint32_t round, std::uint32_t boundary) const {
+  const auto b = static_cast<std::uint32_t>(boundary_.size());
+  return static_cast<std::uint32_t>((pass * rounds_ + round) * b + boundary);
+}
+
+std::uint32_t FoldedRing::ring_index(std::uint32_t i) const {
+  const Where w = where(i);
+  return static_cast<std::uint32_t>((w.pass * rounds_ + w.round) * q_ + boundary_[w.boundary]);
+}
+
+std::uint64_t FoldedRing::pass_bytes(std::uint64_t pass) const {
+  return ring_->at(static_cast<std::uint32_t>(pass * rounds_ * q_)).bytes;
+}
+
+Step FoldedRing::at(std::uint32_t i) const {
+  return ring_->at(ring_index(i));
+}
+
+FoldedRing::Wait FoldedRing::wait(std::uint32_t i) const {
+  const Where w = where(i);
+  const auto b = static_cast<std::uint32_t>(boundary_.size());
+  const std::uint32_t h = inside_[w.boundary];
+  Wait out;
+  out.region = region_[boundary_[w.boundary]];
+  out.bytes = pass_bytes(w.pass);
+  if (w.round >= h + 1) {
+    out.after = index(w.pass, w.round - h - 1, (w.boundary + b - 1) % b);
+    out.hops = h;
+  } else {
+    out.hops = w.round;
+  }
+  return out;
+}
+
+std::vector<std::uint32_t> FoldedRing::roots() const {
+  std::vector<std::uint32_t> out;
+  if (boundary_.empty()) {
+    return out;
+  }
+  const std::uint32_t most = std::min(*std::max_element(inside_.begin(), inside_.end()), rounds_ - 1);
+  for (std::uint64_t pass = 0; pass < passes_; ++pass) {
+    for (std::uint32_t r = 0; r <= most; ++r) {
+      for (std::uint32_t j = 0; j < boundary_.size(); ++j) {
+        if (r <= inside_[j]) {
+          out.push_back(index(pass, r, j));
+        }
+      }
+    }
+  }
+  return out;
+}
+
+std::uint32_t FoldedRing::next(std::uint32_t i) const {
+  const Where w = where(i);
+  const auto b = static_cast<std::uint32_t>(boundary_.size());
+  const std::uint32_t j = (w.boundary + 1) % b;
+  const std::uint64_t round = std::uint64_t{w.round} + inside_[j] + 1;
+  return round < rounds_ ? index(w.pass, static_cast<std::uint32_t>(round), j) : kNone;
+}
+
+FoldedRing::Wait FoldedRing::tail(std::uint32_t i) const {
+  const Where w = where(i);
+  const auto b = static_cast<std::uint32_t>(boundary_.size());
+  Wait out;
+  out.after = i;
+  out.hops = std::min(inside_[(w.boundary + 1) % b], rounds_ - 1 - w.round);
+  out.region = region_[(boundary_[w.boundary] + 1) % q_];
+  out.bytes = pass_bytes(w.pass);
+  return out;
+}
+
+std::vector<FoldedRing::Wait> FoldedRing::local_runs() const {
+  std::vector<Wait> out;
+  for (std::uint64_t pass = 0; pass < passes_; ++pass) {
+    if (boundary_.empty()) {
+      out.push_back(Wait{kNone, rounds_, region_[0], pass_bytes(pass)});
+    }
+    for (std::size_t j = 0; j < boundary_.size(); ++j) {
+      if (inside_[j] >= rounds_) {
+        out.push_back(Wait{kNone, rounds_, region_[boundary_[j]], pass_bytes(pass)});
+      }
+    }
+  }
+  return out;
+}
+
 std::unique_ptr<StepGraph> schedule_graph(Schedule schedule) {
   return std::make_unique<ScheduleGraph>(std::move(schedule));
 }

@@ -60,6 +60,10 @@ void check_live_paths(const Scenario& s, const std::vector<LivePath>& paths) {
       }
     }
   }
+  if (s.topology.intra_region_analytic) {
+    throw InputError(s.file, "$.topology.intra_region",
+                     "\"analytic\" is a simulator option: a live run sends every hop (use \"packet\")");
+  }
   for (std::size_t i = 2; i < regions.size(); ++i) {
     if (regions[i].hosts != 0) {
       throw InputError(s.file, "$.topology.regions[" + std::to_string(i) + "]",

@@ -19,7 +19,9 @@ CollectiveDriver::CollectiveDriver(EventLoop& loop, MessageService& net, coll::P
       links_(std::move(links)),
       nccl_config_(nccl),
       nccl_(nccl.enabled ? std::make_unique<NcclTransport>(net, nccl) : nullptr),
-      timer_(loop, *this) {
+      timer_(loop, *this),
+      local_links_(nccl.enabled ? coll::network_bound(links_, nccl) : links_),
+      later_timer_(loop, later_target_) {
   // Build every schedule once up front so that an impossible op fails before the run (each
   // distinct op and placement once: a training job repeats the same few many times).
   std::set<std::tuple<int, int, std::uint64_t, std::uint32_t, std::uint64_t, std::uint32_t,
@@ -176,23 +178,40 @@ void CollectiveDriver::start_compute(std::uint32_t item, const WorkItem& w, Inst
 // The op's α-β predictions (docs/collectives.md): the network and NCCL's window bounds, and
 // the propagation alone (β = 0).
 void CollectiveDriver::predict(OpRecord& rec, const WorkItem& w, const coll::Placement& placement,
-                               const coll::StepGraph& graph) const {
+                               const RunningOp& op) const {
+  const bool fold = op.folded != nullptr;
   if (nccl_config_.enabled) {
+    // Slot rounding from the steps the op sends (a folded ring: its hops between regions,
+    // whose sizes are its blocks' as every hop's are).
+    double rounding = 1.0;
+    if (fold && op.folded->size() > 0) {
+      const std::uint64_t slot = nccl_config_.slot_data_bytes();
+      double bytes = 0;
+      double slots = 0;
+      for (std::uint32_t i = 0; i < op.folded->size(); ++i) {
+        const std::uint64_t b = op.folded->at(i).bytes;
+        bytes += static_cast<double>(b);
+        slots += static_cast<double>(std::max<std::uint64_t>(1, (b + slot - 1) / slot));
+      }
+      rounding = bytes > 0 ? slots * static_cast<double>(slot) / bytes : 1.0;
+    } else {
+      rounding =
+          coll::slot_rounding(fold ? *coll::step_graph(w.collective, placement) : *op.graph, nccl_config_);
+    }
     const coll::LinkModel network = coll::network_bound(links_, nccl_config_);
-    const coll::LinkModel window = coll::window_bound(links_, nccl_config_, w.collective.channels,
-                                                      coll::slot_rounding(graph, nccl_config_));
-    rec.predicted_network = coll::predicted_time(w.collective, placement, network);
-    rec.predicted_window = coll::predicted_time(w.collective, placement, window);
-    rec.predicted = coll::predicted_time(w.collective, placement, coll::both_bounds(network, window));
+    const coll::LinkModel window = coll::window_bound(links_, nccl_config_, w.collective.channels, rounding);
+    rec.predicted_network = coll::predicted_time(w.collective, placement, network, fold);
+    rec.predicted_window = coll::predicted_time(w.collective, placement, window, fold);
+    rec.predicted = coll::predicted_time(w.collective, placement, coll::both_bounds(network, window), fold);
   } else {
-    rec.predicted = coll::predicted_time(w.collective, placement, links_);
+    rec.predicted = coll::predicted_time(w.collective, placement, links_, fold);
     rec.predicted_network = rec.predicted;
   }
   coll::LinkModel latency = links_;
   for (coll::AlphaBeta& m : latency.pair) {
     m.beta_ns_per_byte = 0;
   }
-  rec.predicted_propagation = coll::predicted_time(w.collective, placement, latency);
+  rec.predicted_propagation = coll::predicted_time(w.collective, placement, latency, fold);
 }
 
 void CollectiveDriver::start_collective(std::uint32_t item, const WorkItem& w, Instant now) {
@@ -200,11 +219,11 @@ void CollectiveDriver::start_collective(std::uint32_t item, const WorkItem& w, I
   op.item = item;
   const coll::Placement where = placement_of(w.group);
   op.graph = coll::step_graph(w.collective, where);
-  op.walk = std::make_unique<coll::GraphWalk>(*op.graph);
   op.group = w.group;
   op.channel_base = w.comm * kChannelsPerComm;
-  const std::size_t n = op.graph->size();
-  op.steps = n;
+  const bool fold =
+      analytic_fabric_ && w.collective.algorithm == coll::Algorithm::kRing && op.graph->ranks() >= 2;
+  std::size_t n = op.graph->size();
   OpRecord rec;
   rec.name = w.name;
   rec.spec = w.collective;
@@ -212,12 +231,38 @@ void CollectiveDriver::start_collective(std::uint32_t item, const WorkItem& w, I
   rec.ranks = op.graph->ranks();
   rec.iteration = static_cast<std::uint32_t>(iteration_);
   rec.start = now;
-  predict(rec, w, where, *op.graph);
+  if (fold) {
+    op.folded = std::make_unique<coll::FoldedRing>(w.collective, where);
+  }
+  predict(rec, w, where, op);
+  if (fold) {
+    op.graph.reset();
+    n = op.folded->size();
+    op.local_end = now;
+    for (const coll::FoldedRing::Wait& run : op.folded->local_runs()) {
+      op.local_end = std::max(op.local_end, now + local_hops(run.region, run.hops, run.bytes));
+    }
+  } else {
+    op.walk = std::make_unique<coll::GraphWalk>(*op.graph);
+  }
+  op.steps = n;
   op.wan_at_start = net_->wan_ledger(now);
   op.record = ops_.size();
   ops_.push_back(rec);
   running_.push_back(std::move(op));
   const auto index = static_cast<std::uint32_t>(running_.size() - 1);
+  RunningOp& started = running_.back();
+  if (started.folded != nullptr) {
+    if (n == 0) {  // every hop inside one region
+      later(started.local_end, index, kFinish, now);
+      return;
+    }
+    for (const std::uint32_t s : started.folded->roots()) {
+      const coll::FoldedRing::Wait wait = started.folded->wait(s);
+      later(now + local_hops(wait.region, wait.hops, wait.bytes), index, s, now);
+    }
+    return;
+  }
   if (n == 0) {
     finish_op(running_.back(), now);
     finish_item(item, now);
@@ -228,9 +273,73 @@ void CollectiveDriver::start_collective(std::uint32_t item, const WorkItem& w, I
   }
 }
 
+Duration CollectiveDriver::local_hops(std::uint32_t region, std::uint32_t hops, std::uint64_t bytes) const {
+  if (hops == 0) {
+    return Duration{0};
+  }
+  const coll::AlphaBeta& m = local_links_.at(region, region);
+  const double one = static_cast<double>(m.alpha.count()) + static_cast<double>(bytes) * m.beta_ns_per_byte;
+  return Duration{std::llround(one * hops)};
+}
+
+void CollectiveDriver::later(Instant at, std::uint32_t op, std::uint32_t step, Instant now) {
+  if (at <= now && step != kFinish) {
+    launch(op, step, now);
+    return;
+  }
+  later_.push_back(Later{at, later_seq_++, op, step});
+  std::push_heap(later_.begin(), later_.end(), std::greater<>());
+  later_timer_.arm(later_.front().at);
+}
+
+void CollectiveDriver::run_due(Instant now) {
+  while (!later_.empty() && later_.front().at <= now) {
+    std::pop_heap(later_.begin(), later_.end(), std::greater<>());
+    const Later due = later_.back();
+    later_.pop_back();
+    if (due.step == kFinish) {
+      RunningOp& op = running_[due.op];
+      finish_op(op, now);
+      finish_item(op.item, now);
+    } else {
+      launch(due.op, due.step, now);
+    }
+  }
+  if (!later_.empty()) {
+    later_timer_.arm(later_.front().at);
+  }
+}
+
+// A hop between regions of a folded ring has arrived: the next hop across waits for the hops
+// inside the receiving region first; the op ends when its last hop across has arrived and the
+// chains inside regions that follow have run out.
+void CollectiveDriver::folded_delivered(std::uint32_t index, std::uint32_t step, Instant now) {
+  RunningOp& op = running_[index];
+  const coll::FoldedRing& f = *op.folded;
+  const coll::FoldedRing::Wait tail = f.tail(step);
+  op.local_end = std::max(op.local_end, now + local_hops(tail.region, tail.hops, tail.bytes));
+  const std::uint32_t next = f.next(step);
+  if (next != coll::FoldedRing::kNone) {
+    const coll::FoldedRing::Wait wait = f.wait(next);
+    later(now + local_hops(wait.region, wait.hops, wait.bytes), index, next, now);
+  }
+  if (op.steps_done == op.steps) {
+    if (op.local_end <= now) {
+      finish_op(op, now);
+      finish_item(op.item, now);
+    } else {
+      later(op.local_end, index, kFinish, now);
+    }
+  }
+}
+
+coll::Step CollectiveDriver::step_of(const RunningOp& op, std::uint32_t step) const {
+  return op.folded != nullptr ? op.folded->at(step) : op.graph->at(step);
+}
+
 void CollectiveDriver::launch(std::uint32_t op, std::uint32_t step, Instant now) {
   const RunningOp& o = running_[op];
-  const coll::Step s = o.graph->at(step);
+  const coll::Step s = step_of(o, step);
   const std::uint32_t src = o.group.empty() ? s.src : o.group[s.src];
   const std::uint32_t dst = o.group.empty() ? s.dst : o.group[s.dst];
   const std::uint64_t id = send(src, dst, o.channel_base + s.channel, s.bytes, false, now);
@@ -269,6 +378,10 @@ void CollectiveDriver::delivered(std::uint64_t network_message, Instant now) {
   }
   RunningOp& op = running_[ref.op];
   ++op.steps_done;
+  if (op.folded != nullptr) {
+    folded_delivered(ref.op, ref.step, now);
+    return;
+  }
   ready_.clear();
   op.walk->complete(ref.step, ready_);
   for (const std::uint32_t next : ready_) {
@@ -285,6 +398,7 @@ void CollectiveDriver::finish_op(RunningOp& op, Instant now) {
   // the iteration, which may run many ops (a DDP iteration: one all-reduce per bucket).
   op.walk.reset();
   op.graph.reset();
+  op.folded.reset();
   op.group = {};
   OpRecord& rec = ops_[op.record];
   rec.end = now;

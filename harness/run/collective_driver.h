@@ -130,6 +130,11 @@ class CollectiveDriver final : public Wakeable {
                    std::vector<IterationPlan> plans, coll::LinkModel links, coll::NcclConfig nccl);
   ~CollectiveDriver() override;
 
+  // Hops of ring ops between two ranks of the same region are timed with the α-β model of
+  // the region's fabric (the link model's diagonal) instead of sent; hops between regions still
+  // go through the MessageService (coll::FoldedRing). Call before start().
+  void set_analytic_fabric(bool on) { analytic_fabric_ = on; }
+
   void start(Instant now);
   // A message sent through the MessageService has fully arrived (with the NCCL model, a slot
   // or a slot-free message: the step it belongs to completes with its last slot).
@@ -151,6 +156,9 @@ class CollectiveDriver final : public Wakeable {
     std::size_t record = 0;
     // The op's steps, walked as they complete (lazy for a ring: O(ranks) memory).
     std::unique_ptr<coll::StepGraph> graph;
+    // Or, with the analytic fabric, its hops between regions (graph is then null).
+    std::unique_ptr<coll::FoldedRing> folded;
+    Instant local_end{};  // the latest a timed chain inside a region ends
     std::unique_ptr<coll::GraphWalk> walk;
     std::vector<std::uint32_t> group;  // communicator rank -> global rank; empty: the same
     std::uint32_t channel_base = 0;
@@ -170,14 +178,20 @@ class CollectiveDriver final : public Wakeable {
   void start_transfer(std::uint32_t item, const WorkItem& w, Instant now);
   void start_compute(std::uint32_t item, const WorkItem& w, Instant now);
   void start_collective(std::uint32_t item, const WorkItem& w, Instant now);
-  void predict(OpRecord& rec, const WorkItem& w, const coll::Placement& placement,
-               const coll::StepGraph& graph) const;
+  void predict(OpRecord& rec, const WorkItem& w, const coll::Placement& placement, const RunningOp& op) const;
   // The placement of `group`'s ranks (communicator rank i in global rank group[i]'s region).
   coll::Placement placement_of(const std::vector<std::uint32_t>& group) const;
   double slowdown(std::uint32_t rank) const;
   void finish_item(std::uint32_t item, Instant now);
   void launch(std::uint32_t op, std::uint32_t step, Instant now);
   void finish_op(RunningOp& op, Instant now);
+  coll::Step step_of(const RunningOp& op, std::uint32_t step) const;
+  // The α-β time of `hops` hops of `bytes` inside `region`.
+  Duration local_hops(std::uint32_t region, std::uint32_t hops, std::uint64_t bytes) const;
+  // Folded ops: launch `step` of `op`, or finish the op (step == kFinish), at `at`.
+  void later(Instant at, std::uint32_t op, std::uint32_t step, Instant now);
+  void folded_delivered(std::uint32_t op, std::uint32_t step, Instant now);
+  void run_due(Instant now);
   std::uint64_t send(std::uint32_t src, std::uint32_t dst, std::uint32_t channel, std::uint64_t bytes,
                      bool p2p, Instant now);
 
@@ -188,6 +202,28 @@ class CollectiveDriver final : public Wakeable {
   coll::NcclConfig nccl_config_;
   std::unique_ptr<NcclTransport> nccl_;  // null: NCCL's buffers not modelled
   Timer timer_;
+  bool analytic_fabric_ = false;
+  coll::LinkModel local_links_;  // what a hop inside a region costs (the network bound)
+  struct Later {
+    Instant at;
+    std::uint64_t seq;
+    std::uint32_t op;
+    std::uint32_t step;
+    bool operator>(const Later& o) const { return at != o.at ? at > o.at : seq > o.seq; }
+  };
+  static constexpr std::uint32_t kFinish = 0xFFFFFFFF;
+  std::vector<Later> later_;  // a min-heap
+  std::uint64_t later_seq_ = 0;
+  class LaterTimer final : public Wakeable {
+   public:
+    explicit LaterTimer(CollectiveDriver& d) : d_(&d) {}
+    void wake(Instant now) override { d_->run_due(now); }
+
+   private:
+    CollectiveDriver* d_;
+  };
+  LaterTimer later_target_{*this};
+  Timer later_timer_;
   std::size_t iteration_ = 0;
   std::vector<std::uint32_t> item_waiting_;                  // per item of the current iteration
   std::vector<std::vector<std::uint32_t>> item_dependents_;  // per item: the items waiting on it

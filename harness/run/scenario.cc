@@ -165,6 +165,7 @@ std::vector<std::string> read_via(const JsonReader& r) {
 
 fabric::TopologySpec read_topology(const JsonReader& t, const std::string& file) {
   fabric::TopologySpec topo;
+  topo.intra_region_analytic = t.choice("intra_region", {"packet", "analytic"}, "packet") == "analytic";
   for (const JsonReader& r : t.objects("regions")) {
     topo.regions.push_back(read_region(r, false));
   }

@@ -299,6 +299,7 @@ void SimRun::start_collectives() {
   const WorkloadSpec& w = scenario_.workload;
   driver_ =
       std::make_unique<CollectiveDriver>(loop_, *this, placement, iteration_plans(w), link_model(), w.nccl);
+  driver_->set_analytic_fabric(scenario_.topology.intra_region_analytic);
 }
 
 coll::LinkModel SimRun::link_model() const {

@@ -129,3 +129,98 @@ TEST(RingGraph, RefusesWhatBuildScheduleRefuses) {
 
 }  // namespace
 }  // namespace gw::coll
+
+namespace gw::coll {
+namespace {
+
+// The folded ring times exactly what the full ring does when a hop inside region g takes
+// local[g] + bytes and a hop between regions takes `wan` + bytes (no contention: a ring's
+// member sends one step per round): every hop between regions finishes at the same time as
+// the same step of the full ring, and the op ends at the same time.
+TEST(FoldedRing, TimesHopsBetweenRegionsAsTheFullRingDoes) {
+  const std::vector<std::vector<std::uint32_t>> placements = {
+      {0, 1},
+      {0, 0, 1, 1},
+      {0, 0, 0, 1},
+      {1, 0, 2, 0, 1, 2, 2, 0, 0},
+      std::vector<std::uint32_t>(6, 0),
+      {0, 0, 0, 0, 0, 0, 0, 1},  // a region with more members than rounds
+  };
+  const std::vector<std::int64_t> local = {3, 5, 7};
+  const std::int64_t wan = 1000;
+  for (const auto& regions : placements) {
+    for (const Op op : {Op::kAllReduce, Op::kAllGather, Op::kReduceScatter}) {
+      for (const std::uint32_t channels : {1U, 2U}) {
+        for (const std::uint64_t chunk : {0ULL, 40ULL}) {
+          CollectiveSpec spec;
+          spec.op = op;
+          spec.bytes = 1000;
+          spec.channels = channels;
+          spec.chunk_bytes = chunk;
+          const Placement placement{regions};
+          const auto ring = step_graph(spec, placement);
+          const auto cost = [&](const Step& s) {
+            const std::uint32_t a = regions[s.src];
+            return static_cast<std::int64_t>(s.bytes) + (a == regions[s.dst] ? local[a] : wan);
+          };
+          // The full ring: each step ends its predecessor's end + its own cost.
+          std::vector<std::int64_t> end(ring->size(), 0);
+          std::vector<std::uint32_t> order = ring->roots();
+          std::vector<std::int64_t> start(ring->size(), 0);
+          std::int64_t last = 0;
+          for (std::size_t k = 0; k < order.size(); ++k) {
+            const std::uint32_t i = order[k];
+            end[i] = start[i] + cost(ring->at(i));
+            last = std::max(last, end[i]);
+            std::vector<std::uint32_t> deps;
+            ring->dependents(i, deps);
+            for (const std::uint32_t d : deps) {
+              start[d] = end[i];
+              order.push_back(d);
+            }
+          }
+          ASSERT_EQ(order.size(), ring->size());
+          // The folded ring.
+          const FoldedRing folded(spec, placement);
+          std::vector<std::int64_t> done(folded.size(), -1);
+          std::int64_t folded_last = 0;
+          for (const FoldedRing::Wait& run : folded.local_runs()) {
+            folded_last =
+                std::max(folded_last, run.hops * (local[run.region] + static_cast<std::int64_t>(run.bytes)));
+          }
+          for (std::uint32_t i = 0; i < folded.size(); ++i) {  // `after` is always earlier
+            const FoldedRing::Wait w = folded.wait(i);
+            const std::int64_t from = w.after == FoldedRing::kNone ? 0 : done[w.after];
+            ASSERT_GE(from, 0) << i;
+            const Step s = folded.at(i);
+            done[i] = from + w.hops * (local[w.region] + static_cast<std::int64_t>(w.bytes)) + cost(s);
+            const FoldedRing::Wait t = folded.tail(i);
+            folded_last = std::max(folded_last,
+                                   done[i] + t.hops * (local[t.region] + static_cast<std::int64_t>(t.bytes)));
+          }
+          // Chunked and uneven blocks differ by a byte per hop at most.
+          const std::int64_t slack = static_cast<std::int64_t>(2 * ring->size());
+          EXPECT_NEAR(static_cast<double>(folded_last), static_cast<double>(last), static_cast<double>(slack))
+              << op_name(op) << " ch " << channels << " chunk " << chunk << " p " << regions.size();
+          for (std::uint32_t i = 0; i < folded.size(); ++i) {
+            const Step s = folded.at(i);
+            ASSERT_NE(regions[s.src], regions[s.dst]);
+          }
+          std::vector<std::uint32_t> roots;
+          for (std::uint32_t i = 0; i < folded.size(); ++i) {
+            if (folded.wait(i).after == FoldedRing::kNone) {
+              roots.push_back(i);
+            }
+            if (folded.next(i) != FoldedRing::kNone) {
+              EXPECT_EQ(folded.wait(folded.next(i)).after, i);
+            }
+          }
+          EXPECT_EQ(folded.roots(), roots);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace gw::coll
