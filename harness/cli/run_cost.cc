@@ -1,4 +1,5 @@
 #include "harness/cli/run_cost.h"
+#include "harness/run/workloads/reading.h"
 #include "harness/run/workloads/workload_kind.h"
 
 #include <algorithm>
@@ -6,6 +7,7 @@
 #include <fstream>
 #include <limits>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "core/errors.h"
@@ -187,23 +189,38 @@ void count_flows(const Scenario& s, const std::vector<FlowSpec>& list, Duration 
 
 // A collective or training job: its ops' schedule steps and packets, its transfers, and the
 // connections of the op that opens the most.
-void count_job(const WorkloadSpec& w, double ranks, double payload, Tally& t) {
+void count_job(const Scenario& s, double ranks, double payload, Tally& t) {
+  const WorkloadSpec& w = s.workload;
   struct Op {
     const coll::CollectiveSpec* spec;
     double ranks;
     std::uint32_t comm;
+    double regions;  // the regions its ranks are in
+  };
+  // With the analytic intra-region fabric a ring sends only its hops across regions: one per
+  // region per round, against one per rank.
+  const coll::Placement placement = placement_of(s.topology);
+  const auto regions_of = [&placement](const std::vector<std::uint32_t>& group) {
+    std::set<std::uint32_t> seen;
+    if (group.empty()) {
+      seen.insert(placement.region.begin(), placement.region.end());
+    }
+    for (const std::uint32_t r : group) {
+      seen.insert(r < placement.region.size() ? placement.region[r] : 0);
+    }
+    return static_cast<double>(seen.size());
   };
   std::vector<Op> ops;
   double p2p_bytes = 0;
   double p2p_items = 0;
   if (w.training.items.empty()) {  // "collective": one op, `iterations` times
-    ops.assign(w.iterations, Op{&w.collective, ranks, 0});
+    ops.assign(w.iterations, Op{&w.collective, ranks, 0, regions_of({})});
   } else {
     t.items = static_cast<double>(w.training.items.size());
     for (const wl::WorkItem& it : w.training.items) {
       if (it.kind == wl::WorkKind::kCollective) {
-        ops.push_back(
-            Op{&it.collective, it.group.empty() ? ranks : static_cast<double>(it.group.size()), it.comm});
+        ops.push_back(Op{&it.collective, it.group.empty() ? ranks : static_cast<double>(it.group.size()),
+                         it.comm, regions_of(it.group)});
       } else if (it.kind == wl::WorkKind::kP2p) {
         p2p_bytes += static_cast<double>(it.bytes);
         ++p2p_items;
@@ -213,7 +230,13 @@ void count_job(const WorkloadSpec& w, double ranks, double payload, Tally& t) {
   // Each communicator keeps the connections of its op that opens the most.
   std::map<std::uint32_t, double> pairs;
   for (const Op& op : ops) {
-    const OpCost o = op_cost(*op.spec, op.ranks);
+    OpCost o = op_cost(*op.spec, op.ranks);
+    if (s.topology.intra_region_analytic && op.spec->algorithm == coll::Algorithm::kRing && op.ranks > 1) {
+      const double across = op.regions > 1 ? op.regions / op.ranks : 0;
+      o.steps *= across;
+      o.wire_bytes *= across;
+      o.pairs *= across;
+    }
     t.steps += o.steps;
     t.held_steps += op.spec->algorithm == coll::Algorithm::kRing ? 0 : o.steps;
     t.packets += 2 * std::max(o.steps, o.wire_bytes / payload) + 2 * o.steps;
@@ -240,7 +263,7 @@ RunCost estimate_cost(const Scenario& s) {
   Tally t;
   const bool job = workload_kind(w.kind).iterations;
   if (job) {
-    count_job(w, ranks, payload, t);
+    count_job(s, ranks, payload, t);
   } else {
     count_flows(s, w.flows, w.duration, payload, t);
   }

@@ -111,5 +111,22 @@ TEST(RunCost, TimeFollowsTheBytesOfACollective) {
   EXPECT_THROW(check_cost(s, tb, limits), InputError);  // hours of CPU against the 1 h limit
 }
 
+// With the analytic intra-region fabric a ring sends one hop per region per round instead of
+// one per rank: 2 regions of 512 ranks send 2/1024 of the packets, and hold no schedule.
+TEST(RunCost, AnalyticFabricPricesOnlyTheRingsHopsAcrossRegions) {
+  Scenario s = flows_scenario(1);
+  s.workload.kind = "collective";
+  s.workload.flows.clear();
+  s.workload.collective.bytes = std::uint64_t{1} << 30;
+  s.topology.regions[0].hosts = 512;
+  s.topology.regions[1].hosts = 512;
+  const RunCost packet = estimate_cost(s);
+  s.topology.intra_region_analytic = true;
+  const RunCost analytic = estimate_cost(s);
+  EXPECT_NEAR(analytic.packets / packet.packets, 2.0 / 1024, 0.1 * 2.0 / 1024);
+  EXPECT_LT(analytic.cpu_seconds * 100, packet.cpu_seconds);
+  EXPECT_LT(analytic.memory_bytes, packet.memory_bytes);
+}
+
 }  // namespace
 }  // namespace gw
