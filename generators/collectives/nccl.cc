@@ -81,27 +81,37 @@ LinkModel window_bound(const LinkModel& links, const NcclConfig& nccl, std::uint
   return out;
 }
 
-double slot_rounding(const Schedule& schedule, const NcclConfig& nccl) {
-  const std::uint64_t slot = nccl.slot_data_bytes();
-  double bytes = 0;
-  double slots = 0;
-  for (const Step& s : schedule.steps) {
-    bytes += static_cast<double>(s.bytes);
-    slots += static_cast<double>(std::max<std::uint64_t>(1, (s.bytes + slot - 1) / slot));
-  }
-  return bytes > 0 ? slots * static_cast<double>(slot) / bytes : 1.0;
-}
+namespace {
 
-double slot_rounding(const StepGraph& graph, const NcclConfig& nccl) {
+// The op's bytes in whole slots over its bytes, for n steps of bytes_at(i) each.
+template <typename BytesAt>
+double rounding_of(std::size_t n, BytesAt bytes_at, const NcclConfig& nccl) {
   const std::uint64_t slot = nccl.slot_data_bytes();
   double bytes = 0;
   double slots = 0;
-  for (std::uint32_t i = 0; i < graph.size(); ++i) {
-    const std::uint64_t b = graph.at(i).bytes;
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uint64_t b = bytes_at(i);
     bytes += static_cast<double>(b);
     slots += static_cast<double>(std::max<std::uint64_t>(1, (b + slot - 1) / slot));
   }
   return bytes > 0 ? slots * static_cast<double>(slot) / bytes : 1.0;
+}
+
+}  // namespace
+
+double slot_rounding(const Schedule& schedule, const NcclConfig& nccl) {
+  return rounding_of(
+      schedule.steps.size(), [&](std::size_t i) { return schedule.steps[i].bytes; }, nccl);
+}
+
+double slot_rounding(const StepGraph& graph, const NcclConfig& nccl) {
+  return rounding_of(
+      graph.size(), [&](std::size_t i) { return graph.at(static_cast<std::uint32_t>(i)).bytes; }, nccl);
+}
+
+double slot_rounding(const FoldedRing& ring, const NcclConfig& nccl) {
+  return rounding_of(
+      ring.size(), [&](std::size_t i) { return ring.at(static_cast<std::uint32_t>(i)).bytes; }, nccl);
 }
 
 LinkModel both_bounds(const LinkModel& network, const LinkModel& window) {

@@ -15,6 +15,7 @@
 namespace gw::coll {
 
 class StepGraph;
+class FoldedRing;
 
 // NCCL_PROTO. The wire carries more than the data: LL sends each 8 bytes of data with an 8-byte
 // flag (16-byte lines), LL128 a 128-byte line of which 120 bytes are data, Simple the data alone.
@@ -72,6 +73,8 @@ LinkModel window_bound(const LinkModel& links, const NcclConfig& nccl, std::uint
 // Σ over the schedule's steps of ⌈bytes / slot⌉ x slot, over Σ bytes (1 for an empty schedule).
 double slot_rounding(const Schedule& schedule, const NcclConfig& nccl);
 double slot_rounding(const StepGraph& graph, const NcclConfig& nccl);
+// A folded ring's hops between regions (their sizes are its blocks', as every hop's are).
+double slot_rounding(const FoldedRing& ring, const NcclConfig& nccl);
 LinkModel both_bounds(const LinkModel& network, const LinkModel& window);
 
 }  // namespace gw::coll

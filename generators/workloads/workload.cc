@@ -94,12 +94,7 @@ std::uint32_t WorkloadBuilder::compute(std::string label, Duration d, std::vecto
 
 std::uint32_t WorkloadBuilder::collective(std::string label, coll::CollectiveSpec spec,
                                           std::vector<std::uint32_t> after) {
-  WorkItem item;
-  item.kind = WorkKind::kCollective;
-  item.label = std::move(label);
-  item.collective = std::move(spec);
-  item.after = std::move(after);
-  return add(std::move(item));
+  return collective_on(std::move(label), std::move(spec), {}, 0, std::move(after));
 }
 
 std::uint32_t WorkloadBuilder::compute_on(std::string label, Duration d, std::vector<std::uint32_t> group,

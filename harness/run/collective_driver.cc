@@ -181,23 +181,9 @@ void CollectiveDriver::predict(OpRecord& rec, const WorkItem& w, const coll::Pla
                                const RunningOp& op) const {
   const bool fold = op.folded != nullptr;
   if (nccl_config_.enabled) {
-    // Slot rounding from the steps the op sends (a folded ring: its hops between regions,
-    // whose sizes are its blocks' as every hop's are).
-    double rounding = 1.0;
-    if (fold && op.folded->size() > 0) {
-      const std::uint64_t slot = nccl_config_.slot_data_bytes();
-      double bytes = 0;
-      double slots = 0;
-      for (std::uint32_t i = 0; i < op.folded->size(); ++i) {
-        const std::uint64_t b = op.folded->at(i).bytes;
-        bytes += static_cast<double>(b);
-        slots += static_cast<double>(std::max<std::uint64_t>(1, (b + slot - 1) / slot));
-      }
-      rounding = bytes > 0 ? slots * static_cast<double>(slot) / bytes : 1.0;
-    } else {
-      rounding =
-          coll::slot_rounding(fold ? *coll::step_graph(w.collective, placement) : *op.graph, nccl_config_);
-    }
+    // Slot rounding from the steps the op sends (a folded ring: its hops between regions).
+    const double rounding = fold && op.folded->size() > 0 ? coll::slot_rounding(*op.folded, nccl_config_)
+                                                          : coll::slot_rounding(*op.graph, nccl_config_);
     const coll::LinkModel network = coll::network_bound(links_, nccl_config_);
     const coll::LinkModel window = coll::window_bound(links_, nccl_config_, w.collective.channels, rounding);
     rec.predicted_network = coll::predicted_time(w.collective, placement, network, fold);
