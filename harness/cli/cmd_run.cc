@@ -51,6 +51,9 @@ struct RunRequest {
   std::optional<std::string> seed;
   std::optional<std::string> baselines;
   std::optional<std::string> max_pacing_rate;
+  std::optional<std::string> host_pacer;
+  std::optional<std::string> edt_ce_threshold;
+  std::optional<std::string> edt_horizon;
   std::optional<std::string> ports;
   std::optional<std::string> endpoint_netns;
   bool quiet = false;
@@ -86,6 +89,12 @@ po::options_description run_options(RunRequest& r) {
       "max-pacing-rate", po::value<std::string>(),
       "live baselines: SO_MAX_PACING_RATE of every kernel TCP socket (e.g. 45Mbit; overrides the "
       "scenario's transport.max_pacing_rate)")(
+      "host-pacer", po::value<std::string>(),
+      "live baselines: who paces the sending hosts: user (the sockets, default), fq (the fq qdisc) or "
+      "edt-bpf (gradwall's tc-BPF program at --max-pacing-rate per connection; docs/guide/host-pacing.md)")(
+      "edt-ce-threshold", po::value<std::string>(),
+      "edt-bpf: frames departing this far ahead are marked CE when ECT (default 2ms)")(
+      "edt-horizon", po::value<std::string>(), "edt-bpf: frames departing this far ahead are dropped (default 50ms)")(
       "emu-restarts", po::value<int>(&r.emu_restarts)->default_value(r.emu_restarts),
       "live: start the emulator again this many times when it dies mid-run (each death is a fault "
       "of the run; 0: the first ends it)")(
@@ -124,6 +133,9 @@ std::optional<RunRequest> parse_request(const Args& args) {
   r.seed = text_of(vm, "seed");
   r.baselines = text_of(vm, "baselines");
   r.max_pacing_rate = text_of(vm, "max-pacing-rate");
+  r.host_pacer = text_of(vm, "host-pacer");
+  r.edt_ce_threshold = text_of(vm, "edt-ce-threshold");
+  r.edt_horizon = text_of(vm, "edt-horizon");
   r.ports = text_of(vm, "ports");
   r.endpoint_netns = text_of(vm, "endpoint-netns");
   r.quiet = vm.count("quiet") > 0;
@@ -317,6 +329,11 @@ Measured measure(const Scenario& scenario, const RunRequest& r, LiveBaselines ba
     if (baselines.max_pacing_rate_bps == 0) {  // the scenario's transport.max_pacing_rate, if any
       baselines.max_pacing_rate_bps = scenario.transport.max_pacing_rate.bps;
     }
+    if (baselines.host_pacer.mode == hostpace::HostPacerMode::edt_bpf && baselines.max_pacing_rate_bps == 0) {
+      throw InputError("--host-pacer", "",
+                       "edt-bpf paces each kernel TCP connection at --max-pacing-rate (or the scenario's "
+                       "transport.max_pacing_rate): give one");
+    }
     const LiveOptions lo = live_options(r);
     m.live = run_live(scenario, lo);
     m.result = m.live->result;
@@ -421,7 +438,8 @@ int cmd_run(const Args& args) {
   }
   Scenario scenario = load_scenario(r->scenario_file);
   // Bad options exit 2 before anything runs.
-  const LiveBaselines baselines = parse_baselines(r->baselines, r->max_pacing_rate, r->mode);
+  LiveBaselines baselines = parse_baselines(r->baselines, r->max_pacing_rate, r->mode);
+  parse_host_pacer(r->host_pacer, r->edt_ce_threshold, r->edt_horizon, baselines);
   check_request(*r);
   if (r->mode == "both") {
     return run_both(scenario, *r);

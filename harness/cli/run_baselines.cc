@@ -47,6 +47,45 @@ LiveBaselines parse_baselines(const std::optional<std::string>& list_text,
   return b;
 }
 
+void parse_host_pacer(const std::optional<std::string>& mode, const std::optional<std::string>& ce_threshold,
+                      const std::optional<std::string>& horizon, LiveBaselines& b) {
+  if (!mode && !ce_threshold && !horizon) {
+    return;
+  }
+  if (b.names.empty()) {
+    throw InputError(mode ? "--host-pacer" : (ce_threshold ? "--edt-ce-threshold" : "--edt-horizon"), "",
+                     "host pacing applies to the kernel TCP baselines: give --baselines too (gradwall's own "
+                     "endpoints pace in user space)");
+  }
+  if (mode) {
+    const std::optional<hostpace::HostPacerMode> m = hostpace::host_pacer_mode(*mode);
+    if (!m) {
+      throw InputError("--host-pacer", "", "user, fq or edt-bpf, got \"" + *mode + "\"");
+    }
+    b.host_pacer.mode = *m;
+  }
+  const auto duration = [](const char* option, const std::optional<std::string>& text, Duration& into) {
+    if (!text) {
+      return;
+    }
+    const std::optional<Duration> d = parse_time(*text);
+    if (!d || d->count() <= 0) {
+      throw InputError(option, "", "a time such as 2ms, got \"" + *text + "\"");
+    }
+    into = *d;
+  };
+  duration("--edt-ce-threshold", ce_threshold, b.host_pacer.ce_threshold);
+  duration("--edt-horizon", horizon, b.host_pacer.horizon);
+  if ((ce_threshold || horizon) && b.host_pacer.mode != hostpace::HostPacerMode::edt_bpf) {
+    throw InputError(ce_threshold ? "--edt-ce-threshold" : "--edt-horizon", "",
+                     "sets the edt-bpf host pacer: give --host-pacer edt-bpf too");
+  }
+  std::string why;
+  if (b.host_pacer.mode == hostpace::HostPacerMode::fq && !hostpace::kernel_has_fq(why)) {
+    throw EnvironmentError("--host-pacer fq: " + why + "; --host-pacer edt-bpf marks and drops without it");
+  }
+}
+
 nlohmann::json run_baselines(const Scenario& scenario, const LiveOptions& base, const std::string& out,
                              const LiveBaselines& b, const nlohmann::json& main_result) {
   nlohmann::json rows = nlohmann::json::array();
@@ -61,6 +100,7 @@ nlohmann::json run_baselines(const Scenario& scenario, const LiveOptions& base, 
     o.work_dir = (dir / "live").string();
     o.tcp_cc = name;
     o.max_pacing_rate_bps = b.max_pacing_rate_bps;
+    o.host_pacer = b.host_pacer;
     try {
       const LiveRun run = run_live(scenario, o);
       nlohmann::json r = to_json(run.result);

@@ -19,11 +19,18 @@ namespace gw {
 struct LiveBaselines {
   std::vector<std::string> names;
   std::uint64_t max_pacing_rate_bps = 0;
+  hostpace::HostPacerOptions host_pacer;
 };
 
 // From the options' text (absent: not given); InputError naming the option for a bad one.
 LiveBaselines parse_baselines(const std::optional<std::string>& list,
                               const std::optional<std::string>& max_rate, const std::string& mode);
+
+// `--host-pacer MODE [--edt-ce-threshold T] [--edt-horizon T]` into b.host_pacer: InputError
+// naming the option for a bad value or one without --baselines; EnvironmentError (exit 3) for
+// fq on a kernel that has no fq qdisc.
+void parse_host_pacer(const std::optional<std::string>& mode, const std::optional<std::string>& ce_threshold,
+                      const std::optional<std::string>& horizon, LiveBaselines& b);
 
 // Runs the scenario once per baseline (OUT/baseline-tcp-NAME/result.json) and returns the
 // comparison table: the user-space run first, then each kernel TCP run. A baseline that

@@ -65,9 +65,19 @@ nlohmann::json tcp_section(const LiveOptions& o, const std::array<nlohmann::json
       }
     }
   }
+  // Each side's host pacer as its endpoint reported it (live_tcp_endpoint.cc).
+  nlohmann::json pacer_sides = nlohmann::json::array();
+  for (const nlohmann::json& s : stats) {
+    pacer_sides.push_back(s.is_object() ? s.value("host_pacer", nlohmann::json()) : nlohmann::json());
+  }
   return {{"congestion_control", o.tcp_cc},
           {"congestion_control_seen", seen},
           {"max_pacing_rate_bps", o.max_pacing_rate_bps},
+          {"host_pacer",
+           {{"mode", hostpace::host_pacer_name(o.host_pacer.mode)},
+            {"ce_threshold_ns", o.host_pacer.ce_threshold.count()},
+            {"horizon_ns", o.host_pacer.horizon.count()},
+            {"sides", pacer_sides}}},
           {"bytes_written", written},
           {"bytes_read", read},
           {"open_ended", open_ended},

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/time.h"
+#include "harness/live/hostpace/host_pacer.h"
 #include "harness/run/scenario.h"
 #include "harness/run/sim_result.h"
 
@@ -28,6 +29,9 @@ struct LiveOptions {
   // endpoint-tcp`) instead of gradwall's transport; empty: the user-space stack.
   std::string tcp_cc;
   std::uint64_t max_pacing_rate_bps = 0;  // SO_MAX_PACING_RATE of the TCP sockets; 0: none
+  // Who paces the kernel TCP baselines' sending hosts (`--host-pacer`, host_pacer.h); with
+  // edt-bpf, max_pacing_rate_bps is each connection's rate in the EDT program.
+  hostpace::HostPacerOptions host_pacer;
   // `--ports IF_A,IF_B` (bench "ports"): the emulator forwards between these interfaces of this
   // host instead of the namespace bench's veths, and the endpoints run in the namespaces
   // `endpoint_netns` (live_ports.h). Empty: the namespace bench.

@@ -20,6 +20,8 @@
 #    x 8 / CCT) <= 10 Mbit/s: each WAN connection carries 6 x 256 KiB per op, >= 1.26 s at
 #    10 Mbit/s, so <= 6.7 Mbit/s paced; unpaced it measured 52-66 Mbit/s, so a cap that is
 #    not applied fails;
+#  - --host-pacer: bad values exit 2, fq on a kernel without fq exits 3; edt-bpf at 10 Mbit/s
+#    keeps the goodput within the cap and accounts for every frame its program saw;
 #  - nothing is left behind.
 # Needs root; takes /tmp/gw-bench.lock. Labels: cli;root;live.
 # Usage: live_tcp_baselines.sh GRADWALL SOURCE_DIR
@@ -136,6 +138,67 @@ rm -rf "$TMP/paced"
 run "$GW" run "$TMP/ring-1g.json" --mode live --baselines reno --max-pacing-rate 10Mbit --out "$TMP/paced" --quiet
 ((rc == 0)) || fail "reno baseline paced by --max-pacing-rate exited $rc (want 0); stderr: $err"
 check_paced cli
+
+# --host-pacer (docs/guide/host-pacing.md). Bad values exit 2 before any bench is touched; fq
+# where the kernel has none exits 3 naming the reason.
+run "$GW" run "$TMP/ring.json" --mode live --host-pacer edt-bpf --max-pacing-rate 10Mbit --out "$TMP/bad"
+((rc == 2)) || fail "--host-pacer without --baselines exited $rc (want 2)"
+run "$GW" run "$TMP/ring.json" --mode live --baselines reno --host-pacer edt --out "$TMP/bad"
+((rc == 2)) && grep -q 'user, fq or edt-bpf' <<<"$err" || fail "--host-pacer edt exited $rc (want 2): $err"
+run "$GW" run "$TMP/ring.json" --mode live --baselines reno --host-pacer edt-bpf --out "$TMP/bad"
+((rc == 2)) && grep -q 'max-pacing-rate' <<<"$err" || fail "edt-bpf without a rate exited $rc (want 2): $err"
+run "$GW" run "$TMP/ring.json" --mode live --baselines reno --edt-horizon 5ms --out "$TMP/bad"
+((rc == 2)) || fail "--edt-horizon without --host-pacer edt-bpf exited $rc (want 2)"
+run "$GW" run "$TMP/ring.json" --mode live --baselines reno --host-pacer edt-bpf --edt-horizon soon \
+  --max-pacing-rate 10Mbit --out "$TMP/bad"
+((rc == 2)) || fail "--edt-horizon soon exited $rc (want 2)"
+if ! unshare --net tc qdisc add dev lo root fq 2>/dev/null; then
+  run "$GW" run "$TMP/ring.json" --mode live --baselines reno --host-pacer fq --out "$TMP/bad"
+  ((rc == 3)) && grep -q 'fq' <<<"$err" || fail "--host-pacer fq on a kernel without fq exited $rc (want 3): $err"
+  echo "this kernel has no fq qdisc: --host-pacer fq is refused (exit 3); edt-bpf's departure times are not enforced"
+fi
+[[ ! -e $TMP/bad/result.json ]] || fail "a run with a bad --host-pacer wrote a result"
+
+# edt-bpf: the EDT program on each side's interface gives each sending connection the 10 Mbit/s
+# rate. Where fq enforces the departure times, TCP is paced; where it does not (this machine),
+# frames past the 50 ms horizon are dropped at the sender, which TCP takes as local congestion
+# and retries; either way the goodput stays within the cap (bytes admitted in T <= R (T +
+# horizon)). Every frame the program saw is accounted for: paced + not paced (the receivers'
+# ACK flows) + not IP + dropped.
+rm -rf "$TMP/paced"
+run "$GW" run "$TMP/ring-1g.json" --mode live --baselines reno --host-pacer edt-bpf --max-pacing-rate 10Mbit \
+  --out "$TMP/paced" --quiet
+((rc == 0)) || fail "reno baseline paced by edt-bpf exited $rc (want 0); stderr: $err"
+run "$PY" - "$TMP/paced" <<'EOF_PY'
+import json, os, sys
+row = json.load(open(os.path.join(sys.argv[1], "result.json")))["tcp_baselines"][1]
+b = json.load(open(row["result_file"]))
+hp = b["live"]["tcp"]["host_pacer"]
+bad = []
+print("reno paced by edt-bpf at 10 Mbit/s: goodput %.1f Mbit/s, ops %s/%s" % (row["goodput_bps"] / 1e6,
+      row.get("ops_completed"), row.get("ops")))
+if hp.get("mode") != "edt-bpf" or len(hp.get("sides", [])) != 2:
+    bad.append("host_pacer %s" % hp)
+for side in hp.get("sides", []):
+    c = side.get("counters", {})
+    print("  %s: fq %s, flows %s, %s" % (side.get("interface"), side.get("fq"), side.get("flows"), c))
+    if side.get("rate_bps") != 10000000 or side.get("flows", 0) < 2:
+        bad.append("%s: rate %s, flows %s (want 10000000, >= 2)" % (side.get("interface"), side.get("rate_bps"), side.get("flows")))
+    if c.get("paced", 0) == 0:
+        bad.append("%s: no frame was paced" % side.get("interface"))
+    if c.get("packets") != c.get("paced", 0) + c.get("not_paced", 0) + c.get("not_ip", 0) + c.get("dropped_horizon", 0):
+        bad.append("%s: frames not accounted for: %s" % (side.get("interface"), c))
+    if not side.get("fq") and "fq" not in side.get("no_fq_reason", ""):
+        bad.append("%s: no fq and no reason" % side.get("interface"))
+if row.get("ops_completed") != 3 or not row.get("bytes_balanced"):
+    bad.append("ops %s of 3, bytes balanced %s" % (row.get("ops_completed"), row.get("bytes_balanced")))
+if not 0 < row["goodput_bps"] <= 10e6:
+    bad.append("goodput %.1f Mbit/s, want (0, 10]" % (row["goodput_bps"] / 1e6))
+print("\n".join(bad), file=sys.stderr)
+sys.exit(1 if bad else 0)
+EOF_PY
+echo "$out"
+((rc == 0)) || fail "edt-bpf baseline: $err"
 
 live_check_no_leaks "$TMP/ring.json"
 finish

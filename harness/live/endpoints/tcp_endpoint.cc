@@ -301,6 +301,9 @@ void TcpEndpoint::write_to(Conn& c) {
       throw EnvironmentError("tcp endpoint: connect to " + address_text(c.peer) + ": " + std::strerror(err));
     }
     c.connected = true;
+    if (cfg_.on_connected) {
+      cfg_.on_connected(c.fd);
+    }
   }
   static const std::vector<std::uint8_t> zeros(kChunkBytes, 0);
   while (!c.out.empty()) {

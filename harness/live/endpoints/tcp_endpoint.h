@@ -22,6 +22,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -38,6 +39,9 @@ struct TcpEndpointConfig {
   std::uint16_t peer_port = 4792;            // where peers listen
   std::string congestion_control = "cubic";  // TCP_CONGESTION of every socket
   std::uint64_t max_pacing_rate_bps = 0;     // SO_MAX_PACING_RATE per sending socket; 0: none
+  // Called with each sending socket once it is connected, before it carries data (the host
+  // pacer gives the connection its rate there, live_tcp_endpoint.cc).
+  std::function<void(int fd)> on_connected;
 };
 
 struct TcpCounters {
