@@ -23,7 +23,7 @@ cmake --build b -j "$(nproc)" >build.log 2>&1 || { fail "build: $(tail -20 build
 sim=$TMP/b/gradwall
 
 libs=$(ldd "$sim")
-for lib in librte_ libibverbs libprometheus; do
+for lib in librte_ libibverbs libprometheus libbpf; do
   grep -q "$lib" <<<"$libs" && fail "the sim-only binary links $lib: $(grep "$lib" <<<"$libs" | head -3)"
 done
 
@@ -34,7 +34,7 @@ deb=$(ls "$TMP"/pkg/gradwall_*.deb 2>/dev/null | head -1)
 if [[ -n $deb ]]; then
   depends=$(dpkg-deb -f "$deb" Depends)
   grep -q libboost-program-options <<<"$depends" || fail "Depends lacks Boost.Program_options: $depends"
-  grep -Eq 'dpdk|librte|ibverbs|prometheus' <<<"$depends" && fail "the sim-only package depends on: $depends"
+  grep -Eq 'dpdk|librte|ibverbs|prometheus|libbpf' <<<"$depends" && fail "the sim-only package depends on: $depends"
   pages=$(dpkg-deb -c "$deb" | grep -c 'man1/gradwall-.*\.1' || true)
   ((pages == 9)) || fail "want a man page per command but emu (9) in the package, found $pages"
 else
