@@ -10,6 +10,7 @@
 #include "generators/cc/dctcp.h"
 #include "generators/cc/fixed.h"
 #include "generators/cc/hpcc.h"
+#include "generators/cc/learned.h"
 #include "generators/cc/prague.h"
 #include "generators/cc/reno.h"
 #include "generators/cc/swift.h"
@@ -28,7 +29,8 @@ struct Entry {
 constexpr std::array kRegistry{
     Entry{"acc", make_acc},     Entry{"acc2", make_acc2},   Entry{"bbr", make_bbr},
     Entry{"cubic", make_cubic}, Entry{"dcqcn", make_dcqcn}, Entry{"dctcp", make_dctcp},
-    Entry{"fixed", make_fixed}, Entry{"hpcc", make_hpcc},   Entry{"prague", make_prague},
+    Entry{"fixed", make_fixed}, Entry{"hpcc", make_hpcc},   Entry{"learned", make_learned},
+    Entry{"prague", make_prague},
     Entry{"reno", make_reno},   Entry{"swift", make_swift}, Entry{"timely", make_timely},
 };
 

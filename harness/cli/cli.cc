@@ -33,6 +33,7 @@ const Command kCommands[] = {
     {"sweep", "run a grid of a scenario's settings; one comparison report", cmd_sweep},
     {"advise", "search the cheapest change that makes a scenario pass; ranked advice and settings to paste",
      cmd_advise},
+    {"train", "learn the `learned` controller's pacing policy in the simulator", cmd_train},
     {"endpoint", nullptr, cmd_endpoint},          // hidden: one side of a live run (live_runner.h)
     {"endpoint-tcp", nullptr, cmd_endpoint_tcp},  // hidden: one side of a kernel-TCP baseline run
 };

@@ -21,6 +21,7 @@ int cmd_run(const Args& args);
 int cmd_compare(const Args& args);
 int cmd_sweep(const Args& args);
 int cmd_advise(const Args& args);
+int cmd_train(const Args& args);
 int cmd_endpoint(const Args& args);      // hidden: started by run --mode live
 int cmd_endpoint_tcp(const Args& args);  // hidden: started by run --mode live --baselines
 

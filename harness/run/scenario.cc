@@ -225,6 +225,7 @@ TransportSpec read_transport(const JsonReader& t) {
   transport::TransportConfig& c = s.config;
   s.cc = t.optional_string("cc").value_or(s.cc);
   s.cc_params = read_cc_params(t, "cc_params");
+  default_learned_policy(t, s.cc, s.cc_params);
   c.mtu_bytes = static_cast<std::uint32_t>(t.optional_integer("mtu", 1024, 9000).value_or(c.mtu_bytes));
   const std::string recovery = t.choice("recovery", {"go_back_n", "selective_repeat"}, "selective_repeat");
   c.recovery =

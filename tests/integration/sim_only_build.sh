@@ -36,7 +36,7 @@ if [[ -n $deb ]]; then
   grep -q libboost-program-options <<<"$depends" || fail "Depends lacks Boost.Program_options: $depends"
   grep -Eq 'dpdk|librte|ibverbs|prometheus|libbpf' <<<"$depends" && fail "the sim-only package depends on: $depends"
   pages=$(dpkg-deb -c "$deb" | grep -c 'man1/gradwall-.*\.1' || true)
-  ((pages == 9)) || fail "want a man page per command but emu (9) in the package, found $pages"
+  ((pages == 10)) || fail "want a man page per command but emu (10) in the package, found $pages"
 else
   fail "cpack made no .deb"
 fi

@@ -38,6 +38,7 @@ FlowSpec read_flow(const JsonReader& f, const fabric::TopologySpec& topo) {
   flow.count = static_cast<std::uint32_t>(f.optional_integer("count", 1, 100000).value_or(1));
   flow.cc = f.optional_string("cc").value_or("");
   flow.cc_params = read_cc_params(f, "cc_params");
+  default_learned_policy(f, flow.cc, flow.cc_params);
   flow.start = f.duration("start").value_or(Duration{0});
   flow.bytes = f.bytes("size", 1, std::uint64_t{1} << 50).value_or(0);
   return flow;

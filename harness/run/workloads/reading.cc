@@ -1,10 +1,23 @@
 #include "harness/run/workloads/reading.h"
 
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
+
+#include "core/errors.h"
+#include "core/paths.h"
+#include "core/text_file.h"
+#include "generators/cc/learned.h"
+
 #include "generators/collectives/step_graph.h"
 
 #include "harness/cli/run_cost.h"
 
 namespace gw {
+
+namespace fs = std::filesystem;
 
 std::uint32_t total_hosts(const fabric::TopologySpec& topo) {
   std::uint32_t n = 0;
@@ -55,6 +68,45 @@ void check_schedule(const JsonReader& w, const std::string& key, const coll::Col
   }
 }
 
+std::uint32_t load_policy(const JsonReader& r, const std::string& key, const std::string& name) {
+  // Where the file is: as given (absolute, or relative to the working directory), beside the
+  // scenario, then in the shipped policies (profiles/policies, installed share/gradwall/policies).
+  std::vector<fs::path> tries{fs::path(name)};
+  if (fs::path(name).is_relative()) {
+    tries.push_back(fs::path(r.file()).parent_path() / name);
+    for (const std::string& dir : data_search_dirs("policies")) {
+      tries.push_back(fs::path(dir) / name);
+      tries.push_back(fs::path(dir) / (name + ".json"));
+    }
+  }
+  const auto found = std::find_if(tries.begin(), tries.end(), [](const fs::path& f) { return fs::is_regular_file(f); });
+  if (found == tries.end()) {
+    r.fail(key, "no policy file \"" + name + "\" (as given, beside the scenario, or shipped in policies/)");
+  }
+  const std::string file = fs::weakly_canonical(*found).string();
+  // Each file is read and registered once per process (runs, sweeps and advise load a scenario
+  // many times).
+  static std::mutex mutex;
+  static std::map<std::string, std::uint32_t> loaded;
+  const std::lock_guard lock(mutex);
+  if (const auto it = loaded.find(file); it != loaded.end()) {
+    return it->second;
+  }
+  nlohmann::json doc;
+  try {
+    doc = nlohmann::json::parse(read_text_file(file, 64 << 20, "policy file"));
+  } catch (const nlohmann::json::exception& e) {
+    r.fail(key, "policy file " + file + ": not JSON: " + e.what());
+  }
+  try {
+    const std::uint32_t id = cc::register_policy(std::make_shared<const cc::LearnedPolicy>(cc::parse_policy(doc)));
+    loaded[file] = id;
+    return id;
+  } catch (const cc::PolicyError& e) {
+    throw InputError(file, e.path, e.reason);
+  }
+}
+
 cc::CcParams read_cc_params(const JsonReader& r, const std::string& key) {
   cc::CcParams params;
   if (!r.has(key)) {
@@ -62,9 +114,19 @@ cc::CcParams read_cc_params(const JsonReader& r, const std::string& key) {
   }
   const JsonReader obj = r.object(key);
   for (const auto& [name, value] : obj.raw().items()) {
+    if (name == "policy" && value.is_string()) {  // the learned controller's policy file
+      params[name] = load_policy(obj, name, value.get<std::string>());
+      continue;
+    }
     params[name] = obj.number(name, -1e18, 1e18);
   }
   return params;
+}
+
+void default_learned_policy(const JsonReader& r, const std::string& cc, cc::CcParams& params) {
+  if (cc == "learned" && !params.contains("policy")) {
+    params["policy"] = load_policy(r, "cc", kDefaultPolicy);
+  }
 }
 
 coll::NcclConfig read_nccl(const JsonReader& w) {

@@ -39,7 +39,12 @@ void check_schedule(const JsonReader& w, const std::string& key, const coll::Col
                     const fabric::TopologySpec& topo);
 
 // `key`: a congestion controller's parameters, name -> number; empty when absent.
+// `cc_params` (numbers by name; `policy`, the learned controller's policy file, is loaded and
+// registered and becomes its id: generators/cc/learned.h).
 cc::CcParams read_cc_params(const JsonReader& r, const std::string& key);
+// The shipped policy (profiles/policies), for `cc: "learned"` with no cc_params.policy.
+inline constexpr const char* kDefaultPolicy = "learned-default.json";
+void default_learned_policy(const JsonReader& r, const std::string& cc, cc::CcParams& params);
 // `nccl`: false (no NCCL buffers: each step one message) or NCCL's settings, each with the
 // environment variable it stands for (docs/scenarios.md "nccl").
 coll::NcclConfig read_nccl(const JsonReader& w);

@@ -1,0 +1,151 @@
+// The learned controller (generators/cc/learned.h): the network it evaluates, its policy file,
+// and what it does with the action.
+#include "generators/cc/learned.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "core/rng.h"
+#include "tests/unit/cc/cc_driver.h"
+
+namespace gw::cc {
+namespace {
+
+constexpr int kIn = LearnedPolicy::kInputs;
+constexpr int kH = LearnedPolicy::kHidden;
+
+LearnedPolicy random_policy(std::uint64_t seed, double scale) {
+  LearnedPolicy p;
+  Rng rng(seed, "test");
+  for (float& w : p.weights) {
+    w = static_cast<float>(rng.normal() * scale);
+  }
+  return p;
+}
+
+// The MLP in double precision, written out layer by layer from the documented layout.
+double reference(const LearnedPolicy& p, const std::array<float, kIn>& x) {
+  const float* w = p.weights.data();
+  double h1[kH];
+  double h2[kH];
+  for (int j = 0; j < kH; ++j) {
+    double s = w[kIn * kH + j];
+    for (int i = 0; i < kIn; ++i) s += static_cast<double>(w[j * kIn + i]) * x[static_cast<std::size_t>(i)];
+    h1[j] = std::tanh(s);
+  }
+  w += kIn * kH + kH;
+  for (int j = 0; j < kH; ++j) {
+    double s = w[kH * kH + j];
+    for (int i = 0; i < kH; ++i) s += static_cast<double>(w[j * kH + i]) * h1[i];
+    h2[j] = std::tanh(s);
+  }
+  w += kH * kH + kH;
+  double s = w[kH];
+  for (int i = 0; i < kH; ++i) s += static_cast<double>(w[i]) * h2[i];
+  return std::tanh(s);
+}
+
+TEST(LearnedPolicy, HasAboutTwoThousandWeights) { EXPECT_EQ(LearnedPolicy::kWeights, 2017U); }
+
+// float against double: 1e-4 covers float rounding through three layers of 32 sums of O(1) terms
+// (about 2^-24 x 32 x 3 relative, well under 1e-5, with margin for tanh's own rounding).
+TEST(LearnedPolicy, DecideIsTheDocumentedNetwork) {
+  const LearnedPolicy p = random_policy(3, 0.3);
+  Rng rng(4, "inputs");
+  for (int k = 0; k < 100; ++k) {
+    std::array<float, kIn> x{};
+    for (float& v : x) v = static_cast<float>(rng.uniform() * 2 - 1);
+    EXPECT_NEAR(p.decide(x), reference(p, x), 1e-4);
+  }
+}
+
+TEST(LearnedPolicy, FileRoundTripKeepsTheWeightsBitForBit) {
+  LearnedPolicy p = random_policy(5, 0.5);
+  p.action_gain = 0.75;
+  p.provenance = {{"seed", 5}};
+  const LearnedPolicy q = parse_policy(nlohmann::json::parse(policy_to_json(p).dump()));
+  EXPECT_EQ(q.weights_hash(), p.weights_hash());
+  EXPECT_EQ(q.action_gain, 0.75);
+  EXPECT_EQ(q.provenance["seed"], 5);
+  EXPECT_NE(random_policy(6, 0.5).weights_hash(), p.weights_hash());
+}
+
+std::string policy_error(const nlohmann::json& doc) {
+  try {
+    (void)parse_policy(doc);
+  } catch (const PolicyError& e) {
+    return e.path + ": " + e.reason;
+  }
+  return "";
+}
+
+TEST(LearnedPolicy, ABadFileNamesThePathAndTheReason) {
+  const nlohmann::json good = policy_to_json(random_policy(1, 0.1));
+  EXPECT_EQ(policy_error(good), "");
+  nlohmann::json d = good;
+  d["gradwall"] = "policy/v2";
+  EXPECT_EQ(policy_error(d), "$.gradwall: must be \"policy/v1\"");
+  d = good;
+  d["architecture"]["hidden"] = {64, 64};
+  EXPECT_EQ(policy_error(d), "$.architecture.hidden: must be [32,32] (this gradwall's learned controller)");
+  d = good;
+  d["weights"].erase(0);
+  EXPECT_EQ(policy_error(d), "$.weights: has 2016 numbers, the architecture needs 2017");
+  d = good;
+  d["weights"][7] = "x";
+  EXPECT_EQ(policy_error(d), "$.weights[7]: not a finite number below 1e6 in magnitude");
+  d = good;
+  d["architecture"]["action_gain"] = 0;
+  EXPECT_EQ(policy_error(d), "$.architecture.action_gain: a number in (0, 4]");
+}
+
+// A policy whose output is a constant: all weights 0 but the last bias.
+std::shared_ptr<const LearnedPolicy> constant_policy(float bias, double gain) {
+  auto p = std::make_shared<LearnedPolicy>();
+  p->weights.back() = bias;
+  p->action_gain = gain;
+  return p;
+}
+
+// The action is applied once per smoothed RTT: a = tanh(b) each interval multiplies the rate by
+// 2^(gain a). With a ~ 1 (b = 20) and gain 1 the rate doubles per RTT; with a ~ -1 it halves
+// down to the floor. The window is 2 x rate x srtt.
+TEST(LearnedController, AppliesTheActionOncePerRtt) {
+  CcContext ctx;
+  ctx.mss_bytes = 1000;
+  ctx.line_rate_bps = 100'000'000'000ULL;
+  auto up = make_learned_with(ctx, constant_policy(20, 1.0), 10e6, 1e6);
+  test::Driver d(*up, 1000);
+  const Duration rtt{10'000'000};
+  d.round({.rtt = rtt, .packets = 10});  // the first ACK starts the interval
+  const double r0 = static_cast<double>(up->pacing_rate().bps);
+  for (int k = 1; k <= 5; ++k) {
+    d.round({.rtt = rtt, .packets = 10});
+    EXPECT_NEAR(static_cast<double>(up->pacing_rate().bps), r0 * std::pow(2, k), r0 * std::pow(2, k) * 1e-6) << k;
+  }
+  EXPECT_NEAR(static_cast<double>(up->cwnd_bytes()), 2 * static_cast<double>(up->pacing_rate().bps) / 8 * 0.01, 2);
+
+  auto down = make_learned_with(ctx, constant_policy(-20, 0.5), 100e6, 1e6);
+  test::Driver e(*down, 1000);
+  for (int k = 0; k < 40; ++k) e.round({.rtt = rtt, .packets = 10});
+  EXPECT_EQ(down->pacing_rate().bps, 1'000'000U) << "the rate fell below min_rate";
+  EXPECT_EQ(down->name(), "learned");
+}
+
+// The registry makes it from cc_params.policy (an id register_policy gave) and refuses it
+// without one.
+TEST(LearnedController, NeedsARegisteredPolicy) {
+  const std::uint32_t id = register_policy(constant_policy(0, 1));
+  EXPECT_NE(make_congestion_control("learned", CcContext{}, {{"policy", id}}), nullptr);
+  try {
+    (void)make_congestion_control("learned", CcContext{}, {});
+    ADD_FAILURE() << "made without a policy";
+  } catch (const CcConfigError& e) {
+    EXPECT_NE(e.reason.find("cc_params.policy"), std::string::npos) << e.reason;
+  }
+  EXPECT_THROW((void)make_congestion_control("learned", CcContext{}, {{"policy", id + 1000}}), CcConfigError);
+}
+
+}  // namespace
+}  // namespace gw::cc
