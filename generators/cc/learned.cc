@@ -28,11 +28,75 @@ void dense_tanh(const float* w, const float* in, float* out) {
     for (int i = 0; i < In; ++i) {
       s += row[i] * in[i];
     }
-    out[j] = std::tanh(s);
+    out[j] = policy_tanh(s);
+  }
+}
+
+// The same layer from column-major weights (wt[i * Out + j]): the same operations per output.
+template <int In, int Out>
+void dense_tanh_columns(const float* wt, const float* in, float* out) {
+  const float* b = wt + In * Out;
+  float acc[Out];
+  for (int j = 0; j < Out; ++j) {
+    acc[j] = b[j];
+  }
+  for (int i = 0; i < In; ++i) {
+    const float x = in[i];
+    const float* col = wt + i * Out;
+    for (int j = 0; j < Out; ++j) {
+      acc[j] += col[j] * x;
+    }
+  }
+  for (int j = 0; j < Out; ++j) {
+    out[j] = policy_tanh(acc[j]);
+  }
+}
+
+// Row-major (out x in) to column-major (in x out), biases kept after the weights.
+void transpose_layer(const float* w, int in, int out, float* wt) {
+  for (int j = 0; j < out; ++j) {
+    for (int i = 0; i < in; ++i) {
+      wt[i * out + j] = w[j * in + i];
+    }
+  }
+  for (int j = 0; j < out; ++j) {
+    wt[in * out + j] = w[in * out + j];
   }
 }
 
 }  // namespace
+
+float policy_tanh(float x) {
+  x = std::min(std::max(x, -4.97F), 4.97F);
+  const float x2 = x * x;
+  return x * (135135.0F + x2 * (17325.0F + x2 * (378.0F + x2))) /
+         (135135.0F + x2 * (62370.0F + x2 * (3150.0F + x2 * 28.0F)));
+}
+
+PolicyNet::PolicyNet(const LearnedPolicy& p) {
+  const float* w = p.weights.data();
+  float* t = w_.data();
+  transpose_layer(w, kIn, kH, t);
+  w += kIn * kH + kH;
+  t += kIn * kH + kH;
+  transpose_layer(w, kH, kH, t);
+  w += kH * kH + kH;
+  t += kH * kH + kH;
+  transpose_layer(w, kH, 1, t);
+}
+
+float PolicyNet::decide(std::span<const float, LearnedPolicy::kInputs> inputs) const {
+  alignas(64) float h1[kH];
+  alignas(64) float h2[kH];
+  float a = 0;
+  const float* w = w_.data();
+  dense_tanh_columns<kIn, kH>(w, inputs.data(), h1);
+  w += kIn * kH + kH;
+  dense_tanh_columns<kH, kH>(w, h1, h2);
+  w += kH * kH + kH;
+  dense_tanh<kH, 1>(w, h2, &a);  // one output: its column is its row
+  return a;
+}
 
 float LearnedPolicy::decide(std::span<const float, kInputs> inputs) const {
   float h1[kH];
@@ -133,6 +197,7 @@ class Learned final : public CongestionControl {
   Learned(const CcContext& ctx, std::shared_ptr<const LearnedPolicy> policy, double initial_rate_bps,
           double min_rate_bps)
       : policy_(std::move(policy)),
+        net_(*policy_),
         mss_(ctx.mss_bytes),
         line_rate_(static_cast<double>(ctx.line_rate_bps)),
         min_rate_(std::min(min_rate_bps, line_rate_)) {
@@ -208,7 +273,7 @@ class Learned final : public CongestionControl {
         static_cast<float>(std::clamp(std::log2(rate_ / line_rate_) / 8, -2.0, 0.0))};
     std::copy(history_.begin() + LearnedPolicy::kFeatures, history_.end(), history_.begin());
     std::copy(std::begin(f), std::end(f), history_.end() - LearnedPolicy::kFeatures);
-    const float a = policy_->decide(history_);
+    const float a = net_.decide(history_);
     rate_ = std::clamp(rate_ * std::exp2(policy_->action_gain * static_cast<double>(a)), min_rate_, line_rate_);
     prev_mean_ = mean;
     interval_start_ = now;
@@ -219,6 +284,7 @@ class Learned final : public CongestionControl {
   }
 
   std::shared_ptr<const LearnedPolicy> policy_;
+  PolicyNet net_;
   std::uint32_t mss_;
   double line_rate_;
   double min_rate_;

@@ -50,10 +50,30 @@ struct LearnedPolicy {
   double action_gain = 1.0;        // rate *= 2^(action_gain x a)
   nlohmann::json provenance = {};  // how it was trained (`gradwall train`)
 
-  // a in (-1, 1) for the 24 inputs (oldest interval first).
+  // a in (-1, 1) for the 28 inputs (oldest interval first), layer by layer as stored: the
+  // reference PolicyNet is checked against bit for bit.
   float decide(std::span<const float, kInputs> inputs) const;
   // FNV-1a 64 of the weights' bit patterns: equal hashes, equal policies.
   std::uint64_t weights_hash() const;
+};
+
+// The activation: tanh by Lambert's continued fraction truncated to a 7th-order Padé
+// approximant, x(135135 + 17325x^2 + 378x^4 + x^6) / (135135 + 62370x^2 + 3150x^4 + 28x^6), with
+// x clamped to [-4.97, 4.97] (where it reaches 0.9999994); within 1e-4 of tanh everywhere. Our
+// own function, branch-free, so that a decision is the same on every libm and vectorizes.
+float policy_tanh(float x);
+
+// The network laid out for speed (what the controller runs): each layer's weights stored by
+// input column, so that a layer is a sequence of "all outputs += column x input" steps the
+// compiler vectorizes. Every output still sums its bias, then its inputs in index order, so a
+// decision is bit-identical to LearnedPolicy::decide.
+class PolicyNet {
+ public:
+  explicit PolicyNet(const LearnedPolicy& policy);
+  float decide(std::span<const float, LearnedPolicy::kInputs> inputs) const;
+
+ private:
+  alignas(64) std::array<float, LearnedPolicy::kWeights> w_{};
 };
 
 // A policy file's error: the JSON path and the reason (the harness adds the file name).

@@ -123,7 +123,7 @@ EpisodeScore run_episode(const TrainPath& p, const std::string& cc, const nlohma
   s.queue_over_rtt = s.queue_p99_ns / static_cast<double>(p.rtt.count());
   s.congestion_loss = in > 0 ? static_cast<double>(queue_drops) / static_cast<double>(in) : 0;
   s.jain = r.jain_fairness;
-  s.reward = s.utilization - 2 * s.queue_over_rtt - 10 * s.congestion_loss - (p.flows > 1 ? 1 - s.jain : 0.0);
+  s.reward = s.utilization - 0.5 * s.queue_over_rtt - 5 * s.congestion_loss - (p.flows > 1 ? 1 - s.jain : 0.0);
   return s;
 }
 
@@ -250,6 +250,28 @@ cc::LearnedPolicy train(const TrainOptions& o) {
   const int generations = std::max<int>(1, static_cast<int>(o.episodes / static_cast<std::uint64_t>(per_generation)));
   cc::LearnedPolicy theta = initial_policy(o.seed, o.action_gain);
   std::uint64_t done = 0;
+  // A fixed validation set, scored at the start and every kValidateEvery generations: the
+  // policy returned is the best of those, so training never hands back worse than it began
+  // with on these paths (the noisy gradient of a small population can walk away from a good
+  // policy).
+  constexpr int kValidateEvery = 8;
+  std::vector<TrainPath> validation;
+  {
+    Rng rng(o.seed, "train/validation");
+    for (int k = 0; k < o.validation_paths; ++k) {
+      validation.push_back(sample_path(rng));
+    }
+  }
+  const auto validate = [&](const cc::LearnedPolicy& p) {
+    std::vector<double> r(validation.size());
+    parallel_for(r.size(), o.jobs, [&](std::size_t k) { r[k] = score(p, validation, o.seed + 999'999, k); });
+    done += r.size();
+    return std::accumulate(r.begin(), r.end(), 0.0) / static_cast<double>(r.size());
+  };
+  cc::LearnedPolicy best = theta;
+  double best_reward = validate(theta);
+  int best_generation = 0;
+  const double initial_reward = best_reward;
   for (int g = 0; g < generations; ++g) {
     Rng rng(o.seed, "train/generation/" + std::to_string(g));
     std::vector<TrainPath> paths;
@@ -297,20 +319,35 @@ cc::LearnedPolicy train(const TrainOptions& o) {
       }
       theta.weights[i] = static_cast<float>(static_cast<double>(theta.weights[i]) * (1 - 0.001) + step * gsum);
     }
+    if ((g + 1) % kValidateEvery == 0 || g + 1 == generations) {
+      const double v = validate(theta);
+      if (v > best_reward) {
+        best = theta;
+        best_reward = v;
+        best_generation = g + 1;
+      }
+    }
     if (o.progress) {
       o.progress(g + 1, generations, done, std::accumulate(fitness.begin(), fitness.end(), 0.0) / static_cast<double>(members));
     }
   }
+  theta = best;
   theta.provenance = {{"algorithm", "evolution strategies (Salimans et al. 2017): antithetic pairs, centred ranks, "
                                     "weight decay 0.001, from a delay-target prior (trainer.h initial_policy)"},
                       {"seed", o.seed},
+                      {"validation",
+                       {{"paths", o.validation_paths},
+                        {"every_generations", kValidateEvery},
+                        {"initial_reward", initial_reward},
+                        {"best_reward", best_reward},
+                        {"best_generation", best_generation}}},
                       {"episodes", done},
                       {"generations", generations},
                       {"population_pairs", o.population},
                       {"paths_per_generation", o.paths},
                       {"sigma", o.sigma},
                       {"learning_rate", o.learning_rate},
-                      {"reward", "utilization - 2 x (p99 queueing delay / RTT) - 10 x congestion loss - (1 - Jain) with 2 flows"},
+                      {"reward", "utilization - 0.5 x (p99 queueing delay / RTT) - 5 x congestion loss - (1 - Jain) with 2 flows"},
                       {"paths", "RTT 5-300 ms and 0.1-10 Gbit/s log-uniform; loss 0 or U(0, 2 %); jitter up to 5 % of "
                                 "the one-way delay on 1/3; a x0.5 or x2 capacity step at mid-run on 1/3; a second "
                                 "flow from 1/4 of the run on 1/3; buffer 0.5-2 BDP; 40 RTTs within 2-6 s; MTU 9000"}};

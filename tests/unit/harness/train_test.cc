@@ -7,7 +7,7 @@
 namespace gw::train {
 namespace {
 
-// Two generations of 2 pairs x 2 paths (16 short episodes): the same seed gives bit-identical
+// Two generations of 2 pairs x 2 paths (16 short episodes, and 2 of validation): the same seed gives bit-identical
 // weights whether the episodes run on one thread or two; another seed gives others.
 TEST(Trainer, TheSameSeedTrainsTheSameWeightsWhateverTheJobs) {
   TrainOptions o;
@@ -16,11 +16,12 @@ TEST(Trainer, TheSameSeedTrainsTheSameWeightsWhateverTheJobs) {
   o.paths = 2;
   o.seed = 11;
   o.jobs = 1;
+  o.validation_paths = 1;
   const std::uint64_t one = train(o).weights_hash();
   o.jobs = 2;
   const cc::LearnedPolicy two = train(o);
   EXPECT_EQ(two.weights_hash(), one);
-  EXPECT_EQ(two.provenance["episodes"], 16);
+  EXPECT_EQ(two.provenance["episodes"], 16 + 2);  // and the validation path at the start and the end
   EXPECT_EQ(two.provenance["generations"], 2);
   o.seed = 12;
   EXPECT_NE(train(o).weights_hash(), one);
