@@ -16,7 +16,8 @@ namespace {
 constexpr int kIn = LearnedPolicy::kInputs;
 constexpr int kH = LearnedPolicy::kHidden;
 constexpr const char* kFeatureNames[LearnedPolicy::kFeatures] = {
-    "latency_inflation", "latency_gradient", "send_ratio", "ce_fraction", "loss_fraction", "int_queue", "rate_share"};
+    "latency_inflation", "latency_gradient", "send_ratio", "ce_fraction",
+    "loss_fraction",     "int_queue",        "rate_share"};
 
 // One dense layer with tanh: out[j] = tanh(b[j] + sum_i w[j][i] in[i]), sums in index order.
 template <int In, int Out>
@@ -125,27 +126,33 @@ std::uint64_t LearnedPolicy::weights_hash() const {
 
 LearnedPolicy parse_policy(const nlohmann::json& doc) {
   const auto fail = [](const std::string& path, const std::string& why) { throw PolicyError{path, why}; };
-  if (!doc.is_object()) fail("$", "a policy file is a JSON object");
-  if (doc.value("gradwall", std::string()) != "policy/v1") fail("$.gradwall", "must be \"policy/v1\"");
-  if (!doc.contains("architecture") || !doc["architecture"].is_object()) fail("$.architecture", "missing");
+  if (!doc.is_object())
+    fail("$", "a policy file is a JSON object");
+  if (doc.value("gradwall", std::string()) != "policy/v1")
+    fail("$.gradwall", "must be \"policy/v1\"");
+  if (!doc.contains("architecture") || !doc["architecture"].is_object())
+    fail("$.architecture", "missing");
   const nlohmann::json& a = doc["architecture"];
   const auto want = [&](const char* key, const nlohmann::json& value) {
     if (!a.contains(key) || a[key] != value) {
-      fail(std::string("$.architecture.") + key, "must be " + value.dump() + " (this gradwall's learned controller)");
+      fail(std::string("$.architecture.") + key,
+           "must be " + value.dump() + " (this gradwall's learned controller)");
     }
   };
   want("inputs", kIn);
   want("hidden", nlohmann::json::array({kH, kH}));
   want("activation", "tanh");
   want("history", LearnedPolicy::kHistory);
-  want("features", nlohmann::json(std::vector<std::string>(std::begin(kFeatureNames), std::end(kFeatureNames))));
+  want("features",
+       nlohmann::json(std::vector<std::string>(std::begin(kFeatureNames), std::end(kFeatureNames))));
   LearnedPolicy p;
   if (!a.contains("action_gain") || !a["action_gain"].is_number() || !(a["action_gain"].get<double>() > 0) ||
       a["action_gain"].get<double>() > 4) {
     fail("$.architecture.action_gain", "a number in (0, 4]");
   }
   p.action_gain = a["action_gain"].get<double>();
-  if (!doc.contains("weights") || !doc["weights"].is_array()) fail("$.weights", "missing: an array of numbers");
+  if (!doc.contains("weights") || !doc["weights"].is_array())
+    fail("$.weights", "missing: an array of numbers");
   const nlohmann::json& w = doc["weights"];
   if (w.size() != LearnedPolicy::kWeights) {
     fail("$.weights", "has " + std::to_string(w.size()) + " numbers, the architecture needs " +
@@ -176,7 +183,8 @@ nlohmann::json policy_to_json(const LearnedPolicy& p) {
             {"action", "pacing rate x 2^(action_gain x a), a = the output in (-1, 1), once per smoothed RTT"},
             {"action_gain", p.action_gain}}},
           {"provenance", p.provenance},
-          {"weights_fnv1a64", [&] {
+          {"weights_fnv1a64",
+           [&] {
              char hex[17];
              std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(p.weights_hash()));
              return std::string(hex);
@@ -223,7 +231,8 @@ class Learned final : public CongestionControl {
       const double min_rtt = std::chrono::duration<double>(rtt_.min_rtt()).count();
       for (const IntHopEcho& h : e.int_hops) {
         if (h.link_rate_bps > 0 && min_rtt > 0) {
-          int_queue_ = std::max(int_queue_, h.queue_bytes * 8.0 / (static_cast<double>(h.link_rate_bps) * min_rtt));
+          int_queue_ =
+              std::max(int_queue_, h.queue_bytes * 8.0 / (static_cast<double>(h.link_rate_bps) * min_rtt));
         }
       }
     }
@@ -267,14 +276,15 @@ class Learned final : public CongestionControl {
         static_cast<float>(std::clamp((mean - prev) / min_rtt, -1.0, 1.0)),
         static_cast<float>(std::clamp(static_cast<double>(sent_) / acked - 1, -1.0, 3.0)),
         static_cast<float>(std::clamp(static_cast<double>(ce_) / acked, 0.0, 1.0)),
-        static_cast<float>(std::clamp(static_cast<double>(lost_) / static_cast<double>(std::max<std::uint64_t>(sent_, 1)),
-                                      0.0, 1.0)),
+        static_cast<float>(std::clamp(
+            static_cast<double>(lost_) / static_cast<double>(std::max<std::uint64_t>(sent_, 1)), 0.0, 1.0)),
         static_cast<float>(std::clamp(int_queue_, 0.0, 4.0)),
         static_cast<float>(std::clamp(std::log2(rate_ / line_rate_) / 8, -2.0, 0.0))};
     std::copy(history_.begin() + LearnedPolicy::kFeatures, history_.end(), history_.begin());
     std::copy(std::begin(f), std::end(f), history_.end() - LearnedPolicy::kFeatures);
     const float a = net_.decide(history_);
-    rate_ = std::clamp(rate_ * std::exp2(policy_->action_gain * static_cast<double>(a)), min_rate_, line_rate_);
+    rate_ =
+        std::clamp(rate_ * std::exp2(policy_->action_gain * static_cast<double>(a)), min_rate_, line_rate_);
     prev_mean_ = mean;
     interval_start_ = now;
     sent_ = acked_ = ce_ = lost_ = 0;
@@ -313,7 +323,8 @@ std::shared_ptr<const LearnedPolicy> registered_policy(std::uint32_t id) {
   return id < registry().size() ? registry()[id] : nullptr;
 }
 
-std::unique_ptr<CongestionControl> make_learned_with(const CcContext& ctx, std::shared_ptr<const LearnedPolicy> policy,
+std::unique_ptr<CongestionControl> make_learned_with(const CcContext& ctx,
+                                                     std::shared_ptr<const LearnedPolicy> policy,
                                                      double initial_rate_bps, double min_rate_bps) {
   return std::make_unique<Learned>(ctx, std::move(policy), initial_rate_bps, min_rate_bps);
 }
@@ -326,7 +337,8 @@ std::unique_ptr<CongestionControl> make_learned(const CcContext& ctx, const CcPa
   const double min_rate = r.number("min_rate_mbps", 1, 0.001, 1e6) * 1e6;
   r.finish();
   if (id == kNone) {
-    r.fail("policy", "learned needs cc_params.policy: a policy file from `gradwall train` (docs/cc.md \"learned\")");
+    r.fail("policy",
+           "learned needs cc_params.policy: a policy file from `gradwall train` (docs/cc.md \"learned\")");
   }
   std::shared_ptr<const LearnedPolicy> p = registered_policy(static_cast<std::uint32_t>(id));
   if (!p) {

@@ -93,7 +93,8 @@ std::uint32_t register_policy(std::shared_ptr<const LearnedPolicy> policy);
 std::shared_ptr<const LearnedPolicy> registered_policy(std::uint32_t id);
 
 // The controller itself, for the trainer and tests, which hand it a policy directly.
-std::unique_ptr<CongestionControl> make_learned_with(const CcContext& ctx, std::shared_ptr<const LearnedPolicy> policy,
+std::unique_ptr<CongestionControl> make_learned_with(const CcContext& ctx,
+                                                     std::shared_ptr<const LearnedPolicy> policy,
                                                      double initial_rate_bps = 0, double min_rate_bps = 1e6);
 std::unique_ptr<CongestionControl> make_learned(const CcContext& ctx, const CcParams& params);
 

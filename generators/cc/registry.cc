@@ -27,11 +27,11 @@ struct Entry {
 };
 
 constexpr std::array kRegistry{
-    Entry{"acc", make_acc},     Entry{"acc2", make_acc2},   Entry{"bbr", make_bbr},
-    Entry{"cubic", make_cubic}, Entry{"dcqcn", make_dcqcn}, Entry{"dctcp", make_dctcp},
-    Entry{"fixed", make_fixed}, Entry{"hpcc", make_hpcc},   Entry{"learned", make_learned},
-    Entry{"prague", make_prague},
-    Entry{"reno", make_reno},   Entry{"swift", make_swift}, Entry{"timely", make_timely},
+    Entry{"acc", make_acc},       Entry{"acc2", make_acc2},   Entry{"bbr", make_bbr},
+    Entry{"cubic", make_cubic},   Entry{"dcqcn", make_dcqcn}, Entry{"dctcp", make_dctcp},
+    Entry{"fixed", make_fixed},   Entry{"hpcc", make_hpcc},   Entry{"learned", make_learned},
+    Entry{"prague", make_prague}, Entry{"reno", make_reno},   Entry{"swift", make_swift},
+    Entry{"timely", make_timely},
 };
 
 }  // namespace

@@ -94,7 +94,8 @@ po::options_description run_options(RunRequest& r) {
       "edt-bpf (gradwall's tc-BPF program at --max-pacing-rate per connection; docs/guide/host-pacing.md)")(
       "edt-ce-threshold", po::value<std::string>(),
       "edt-bpf: frames departing this far ahead are marked CE when ECT (default 2ms)")(
-      "edt-horizon", po::value<std::string>(), "edt-bpf: frames departing this far ahead are dropped (default 50ms)")(
+      "edt-horizon", po::value<std::string>(),
+      "edt-bpf: frames departing this far ahead are dropped (default 50ms)")(
       "emu-restarts", po::value<int>(&r.emu_restarts)->default_value(r.emu_restarts),
       "live: start the emulator again this many times when it dies mid-run (each death is a fault "
       "of the run; 0: the first ends it)")(

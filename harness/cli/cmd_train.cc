@@ -35,8 +35,8 @@ int evaluate_policy(const std::string& file, const std::string& out, int jobs) {
   for (const nlohmann::json& r : rows) {
     std::printf("%-52s %-8s %11.3f %14.3f %10.5f %6.3f %8.3f\n", r["path"].get<std::string>().c_str(),
                 r["cc"].get<std::string>().c_str(), r["utilization"].get<double>(),
-                r["queue_p99_ns"].get<double>() / 1e6, r["congestion_loss"].get<double>(), r["jain"].get<double>(),
-                r["reward"].get<double>());
+                r["queue_p99_ns"].get<double>() / 1e6, r["congestion_loss"].get<double>(),
+                r["jain"].get<double>(), r["reward"].get<double>());
   }
   if (!out.empty()) {
     write_text_file_atomically(out, nlohmann::json{{"policy", file},
@@ -52,9 +52,11 @@ int evaluate_policy(const std::string& file, const std::string& out, int jobs) {
 
 int cmd_train(const Args& args) {
   po::options_description opts(
-      "gradwall train --out POLICY.json [options]\ngradwall train --evaluate POLICY.json [--out EVAL.json]\n\nLearns a pacing policy for `transport.cc: \"learned\"` "
+      "gradwall train --out POLICY.json [options]\ngradwall train --evaluate POLICY.json [--out "
+      "EVAL.json]\n\nLearns a pacing policy for `transport.cc: \"learned\"` "
       "in the simulator: evolution strategies over\nrandom paths (RTT 5-300 ms, 0.1-10 Gbit/s, loss, jitter, "
-      "capacity steps, a competing flow;\ndocs/cc.md \"learned\"). The same seed gives the same weights, whatever "
+      "capacity steps, a competing flow;\ndocs/cc.md \"learned\"). The same seed gives the same weights, "
+      "whatever "
       "--jobs.\nWith --evaluate: runs the policy and acc, acc2, bbr, cubic on the held-out paths (a 24 -> 12 "
       "Gbit/s step,\n150 ms RTT with 1 % loss, two flows) and prints the table.\nOptions");
   std::string evaluate_file;
@@ -67,8 +69,9 @@ int cmd_train(const Args& args) {
       "simulated episodes in all (a generation takes 2 x population x paths)")(
       "seed", po::value<std::string>(&seed_text)->default_value(seed_text), "random seed")(
       "jobs", po::value<int>(&o.jobs)->default_value(o.jobs), "episodes run in parallel")(
-      "population", po::value<int>(&o.population)->default_value(o.population), "antithetic pairs per generation")(
-      "paths", po::value<int>(&o.paths)->default_value(o.paths), "random paths per generation")(
+      "population", po::value<int>(&o.population)->default_value(o.population),
+      "antithetic pairs per generation")("paths", po::value<int>(&o.paths)->default_value(o.paths),
+                                         "random paths per generation")(
       "sigma", po::value<double>(&o.sigma)->default_value(o.sigma), "perturbation scale")(
       "learning-rate", po::value<double>(&o.learning_rate)->default_value(o.learning_rate), "step size")(
       "evaluate", po::value<std::string>(&evaluate_file), "a policy file to score on the held-out paths");
@@ -86,21 +89,27 @@ int cmd_train(const Args& args) {
     throw InputError("gradwall train", "", "give --out POLICY.json");
   }
   o.seed = parse_seed_option(seed_text);
-  if (o.jobs < 1 || o.jobs > 256) throw InputError("--jobs", "", "1 to 256");
-  if (o.population < 2 || o.population > 1024) throw InputError("--population", "", "2 to 1024");
-  if (o.paths < 1 || o.paths > 64) throw InputError("--paths", "", "1 to 64");
-  if (!(o.sigma > 0 && o.sigma < 10)) throw InputError("--sigma", "", "in (0, 10)");
-  if (!(o.learning_rate > 0 && o.learning_rate < 10)) throw InputError("--learning-rate", "", "in (0, 10)");
+  if (o.jobs < 1 || o.jobs > 256)
+    throw InputError("--jobs", "", "1 to 256");
+  if (o.population < 2 || o.population > 1024)
+    throw InputError("--population", "", "2 to 1024");
+  if (o.paths < 1 || o.paths > 64)
+    throw InputError("--paths", "", "1 to 64");
+  if (!(o.sigma > 0 && o.sigma < 10))
+    throw InputError("--sigma", "", "in (0, 10)");
+  if (!(o.learning_rate > 0 && o.learning_rate < 10))
+    throw InputError("--learning-rate", "", "in (0, 10)");
   if (o.episodes < static_cast<std::uint64_t>(2 * o.population * o.paths)) {
-    throw InputError("--episodes", "",
-                     "at least one generation: 2 x population x paths = " + std::to_string(2 * o.population * o.paths));
+    throw InputError(
+        "--episodes", "",
+        "at least one generation: 2 x population x paths = " + std::to_string(2 * o.population * o.paths));
   }
   const auto started = std::chrono::steady_clock::now();
   o.progress = [&](int g, int gens, std::uint64_t done, double reward) {
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     const double eta = s / g * (gens - g);
-    std::fprintf(stderr, "train: generation %d/%d, %llu episodes, mean reward %.4f, %.0f s, ETA %.0f s\n", g, gens,
-                 static_cast<unsigned long long>(done), reward, s, eta);
+    std::fprintf(stderr, "train: generation %d/%d, %llu episodes, mean reward %.4f, %.0f s, ETA %.0f s\n", g,
+                 gens, static_cast<unsigned long long>(done), reward, s, eta);
   };
   cc::LearnedPolicy p = train::train(o);
   std::string command = "gradwall train";

@@ -93,11 +93,11 @@ void start_endpoints(const LiveContext& c, const std::string& sock, Teardown& td
                                   c.scenario_file};
     if (c.tcp) {  // a kernel TCP baseline: the same protocol, TCP sockets (live_tcp_endpoint.cc)
       const hostpace::HostPacerOptions& hp = c.options.host_pacer;
-      argv.insert(argv.end(), {"--cc", c.options.tcp_cc, "--max-pacing-rate-bps",
-                               std::to_string(c.options.max_pacing_rate_bps), "--host-pacer",
-                               hostpace::host_pacer_name(hp.mode), "--edt-ce-threshold-ns",
-                               std::to_string(hp.ce_threshold.count()), "--edt-horizon-ns",
-                               std::to_string(hp.horizon.count())});
+      argv.insert(
+          argv.end(),
+          {"--cc", c.options.tcp_cc, "--max-pacing-rate-bps", std::to_string(c.options.max_pacing_rate_bps),
+           "--host-pacer", hostpace::host_pacer_name(hp.mode), "--edt-ce-threshold-ns",
+           std::to_string(hp.ce_threshold.count()), "--edt-horizon-ns", std::to_string(hp.horizon.count())});
     } else {
       argv.insert(argv.end(), {"--io", c.options.endpoints});
     }

@@ -15,7 +15,9 @@ namespace gw::train {
 
 namespace {
 
-double log_uniform(Rng& rng, double lo, double hi) { return lo * std::pow(hi / lo, rng.uniform()); }
+double log_uniform(Rng& rng, double lo, double hi) {
+  return lo * std::pow(hi / lo, rng.uniform());
+}
 
 std::string ms(Duration d) {
   char b[32];
@@ -45,7 +47,8 @@ TrainPath sample_path(Rng& rng) {
   p.rate_bps = static_cast<std::uint64_t>(log_uniform(rng, 1e8, 1e10));
   p.loss = rng.uniform() < 0.5 ? 0.0 : rng.uniform() * 0.02;
   if (rng.uniform() < 1.0 / 3) {
-    p.jitter = Duration{static_cast<std::int64_t>(rng.uniform() * 0.05 * static_cast<double>(p.rtt.count()) / 2)};
+    p.jitter =
+        Duration{static_cast<std::int64_t>(rng.uniform() * 0.05 * static_cast<double>(p.rtt.count()) / 2)};
   }
   p.duration = std::clamp(40 * p.rtt, Duration{2'000'000'000}, Duration{6'000'000'000});
   if (rng.uniform() < 1.0 / 3) {
@@ -57,15 +60,18 @@ TrainPath sample_path(Rng& rng) {
     p.second_start = p.duration / 4;
   }
   const double bdp = static_cast<double>(p.rate_bps) / 8 * std::chrono::duration<double>(p.rtt).count();
-  p.buffer_bytes = std::max<std::uint64_t>(static_cast<std::uint64_t>(bdp * (0.5 + 1.5 * rng.uniform())), 1 << 20);
+  p.buffer_bytes =
+      std::max<std::uint64_t>(static_cast<std::uint64_t>(bdp * (0.5 + 1.5 * rng.uniform())), 1 << 20);
   return p;
 }
 
 nlohmann::json episode_scenario(const TrainPath& p, const std::string& cc, const nlohmann::json& cc_params,
                                 std::uint64_t seed) {
-  nlohmann::json wan = {{"between", {"a", "b"}}, {"netem", netem(p, p.rate_bps)}, {"limit_bytes", p.buffer_bytes}};
+  nlohmann::json wan = {
+      {"between", {"a", "b"}}, {"netem", netem(p, p.rate_bps)}, {"limit_bytes", p.buffer_bytes}};
   if (p.step_rate_bps > 0) {
-    wan["phases"] = {{{"at", ms(p.step_at)}, {"name", "capacity step"}, {"netem", netem(p, p.step_rate_bps)}}};
+    wan["phases"] = {
+        {{"at", ms(p.step_at)}, {"name", "capacity step"}, {"netem", netem(p, p.step_rate_bps)}}};
   }
   nlohmann::json flows = {{{"from", "a"}, {"to", "b"}, {"count", 1}}};
   if (p.flows == 2) {
@@ -123,7 +129,8 @@ EpisodeScore run_episode(const TrainPath& p, const std::string& cc, const nlohma
   s.queue_over_rtt = s.queue_p99_ns / static_cast<double>(p.rtt.count());
   s.congestion_loss = in > 0 ? static_cast<double>(queue_drops) / static_cast<double>(in) : 0;
   s.jain = r.jain_fairness;
-  s.reward = s.utilization - 0.5 * s.queue_over_rtt - 5 * s.congestion_loss - (p.flows > 1 ? 1 - s.jain : 0.0);
+  s.reward =
+      s.utilization - 0.5 * s.queue_over_rtt - 5 * s.congestion_loss - (p.flows > 1 ? 1 - s.jain : 0.0);
   return s;
 }
 
@@ -157,7 +164,8 @@ double score(const cc::LearnedPolicy& policy, const std::vector<TrainPath>& path
 
 std::vector<HeldOutPath> held_out_paths() {
   const auto bdp = [](std::uint64_t bps, Duration rtt) {
-    return static_cast<std::uint64_t>(static_cast<double>(bps) / 8 * std::chrono::duration<double>(rtt).count());
+    return static_cast<std::uint64_t>(static_cast<double>(bps) / 8 *
+                                      std::chrono::duration<double>(rtt).count());
   };
   std::vector<HeldOutPath> v;
   TrainPath step;
@@ -191,7 +199,8 @@ nlohmann::json evaluate(std::uint32_t policy_id, const std::vector<std::string>&
   std::vector<EpisodeScore> scores(paths.size() * ccs.size());
   parallel_for(scores.size(), jobs, [&](std::size_t i) {
     const std::string& cc = ccs[i % ccs.size()];
-    const nlohmann::json params = cc == "learned" ? nlohmann::json{{"policy", policy_id}} : nlohmann::json::object();
+    const nlohmann::json params =
+        cc == "learned" ? nlohmann::json{{"policy", policy_id}} : nlohmann::json::object();
     scores[i] = run_episode(paths[i / ccs.size()].path, cc, params, 1);
   });
   nlohmann::json rows = nlohmann::json::array();
@@ -247,7 +256,8 @@ cc::LearnedPolicy initial_policy(std::uint64_t seed, double action_gain) {
 cc::LearnedPolicy train(const TrainOptions& o) {
   constexpr std::size_t kW = cc::LearnedPolicy::kWeights;
   const int per_generation = 2 * o.population * o.paths;
-  const int generations = std::max<int>(1, static_cast<int>(o.episodes / static_cast<std::uint64_t>(per_generation)));
+  const int generations =
+      std::max<int>(1, static_cast<int>(o.episodes / static_cast<std::uint64_t>(per_generation)));
   cc::LearnedPolicy theta = initial_policy(o.seed, o.action_gain);
   std::uint64_t done = 0;
   // A fixed validation set, scored at the start and every kValidateEvery generations: the
@@ -306,7 +316,8 @@ cc::LearnedPolicy train(const TrainOptions& o) {
     }
     std::vector<std::size_t> order(members);
     std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return fitness[a] < fitness[b]; });
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return fitness[a] < fitness[b]; });
     std::vector<double> rank(members);
     for (std::size_t k = 0; k < members; ++k) {
       rank[order[k]] = static_cast<double>(k) / static_cast<double>(members - 1) - 0.5;
@@ -317,7 +328,8 @@ cc::LearnedPolicy train(const TrainOptions& o) {
       for (std::size_t m = 0; m < static_cast<std::size_t>(o.population); ++m) {
         gsum += (rank[2 * m] - rank[2 * m + 1]) * static_cast<double>(eps[m][i]);
       }
-      theta.weights[i] = static_cast<float>(static_cast<double>(theta.weights[i]) * (1 - 0.001) + step * gsum);
+      theta.weights[i] =
+          static_cast<float>(static_cast<double>(theta.weights[i]) * (1 - 0.001) + step * gsum);
     }
     if ((g + 1) % kValidateEvery == 0 || g + 1 == generations) {
       const double v = validate(theta);
@@ -328,29 +340,34 @@ cc::LearnedPolicy train(const TrainOptions& o) {
       }
     }
     if (o.progress) {
-      o.progress(g + 1, generations, done, std::accumulate(fitness.begin(), fitness.end(), 0.0) / static_cast<double>(members));
+      o.progress(g + 1, generations, done,
+                 std::accumulate(fitness.begin(), fitness.end(), 0.0) / static_cast<double>(members));
     }
   }
   theta = best;
-  theta.provenance = {{"algorithm", "evolution strategies (Salimans et al. 2017): antithetic pairs, centred ranks, "
-                                    "weight decay 0.001, from a delay-target prior (trainer.h initial_policy)"},
-                      {"seed", o.seed},
-                      {"validation",
-                       {{"paths", o.validation_paths},
-                        {"every_generations", kValidateEvery},
-                        {"initial_reward", initial_reward},
-                        {"best_reward", best_reward},
-                        {"best_generation", best_generation}}},
-                      {"episodes", done},
-                      {"generations", generations},
-                      {"population_pairs", o.population},
-                      {"paths_per_generation", o.paths},
-                      {"sigma", o.sigma},
-                      {"learning_rate", o.learning_rate},
-                      {"reward", "utilization - 0.5 x (p99 queueing delay / RTT) - 5 x congestion loss - (1 - Jain) with 2 flows"},
-                      {"paths", "RTT 5-300 ms and 0.1-10 Gbit/s log-uniform; loss 0 or U(0, 2 %); jitter up to 5 % of "
-                                "the one-way delay on 1/3; a x0.5 or x2 capacity step at mid-run on 1/3; a second "
-                                "flow from 1/4 of the run on 1/3; buffer 0.5-2 BDP; 40 RTTs within 2-6 s; MTU 9000"}};
+  theta.provenance = {
+      {"algorithm",
+       "evolution strategies (Salimans et al. 2017): antithetic pairs, centred ranks, "
+       "weight decay 0.001, from a delay-target prior (trainer.h initial_policy)"},
+      {"seed", o.seed},
+      {"validation",
+       {{"paths", o.validation_paths},
+        {"every_generations", kValidateEvery},
+        {"initial_reward", initial_reward},
+        {"best_reward", best_reward},
+        {"best_generation", best_generation}}},
+      {"episodes", done},
+      {"generations", generations},
+      {"population_pairs", o.population},
+      {"paths_per_generation", o.paths},
+      {"sigma", o.sigma},
+      {"learning_rate", o.learning_rate},
+      {"reward",
+       "utilization - 0.5 x (p99 queueing delay / RTT) - 5 x congestion loss - (1 - Jain) with 2 flows"},
+      {"paths",
+       "RTT 5-300 ms and 0.1-10 Gbit/s log-uniform; loss 0 or U(0, 2 %); jitter up to 5 % of "
+       "the one-way delay on 1/3; a x0.5 or x2 capacity step at mid-run on 1/3; a second "
+       "flow from 1/4 of the run on 1/3; buffer 0.5-2 BDP; 40 RTTs within 2-6 s; MTU 9000"}};
   return theta;
 }
 

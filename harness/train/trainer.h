@@ -24,14 +24,14 @@ namespace gw::train {
 
 // A path an episode runs on: one WAN bottleneck between two regions.
 struct TrainPath {
-  Duration rtt{0};                   // the WAN's round trip (2 x the one-way delay)
-  Duration jitter{0};                // netem's delay jitter each way (order kept)
-  std::uint64_t rate_bps = 0;        // the bottleneck
-  std::uint64_t step_rate_bps = 0;   // the bottleneck after `step_at`; 0: no step
+  Duration rtt{0};                  // the WAN's round trip (2 x the one-way delay)
+  Duration jitter{0};               // netem's delay jitter each way (order kept)
+  std::uint64_t rate_bps = 0;       // the bottleneck
+  std::uint64_t step_rate_bps = 0;  // the bottleneck after `step_at`; 0: no step
   Duration step_at{0};
-  double loss = 0;                   // random loss each way, fraction
-  std::uint64_t buffer_bytes = 0;    // the bottleneck's queue limit
-  int flows = 1;                     // 1, or 2 (the second starting at `second_start`)
+  double loss = 0;                 // random loss each way, fraction
+  std::uint64_t buffer_bytes = 0;  // the bottleneck's queue limit
+  int flows = 1;                   // 1, or 2 (the second starting at `second_start`)
   Duration second_start{0};
   Duration duration{0};
 };
@@ -49,7 +49,8 @@ nlohmann::json episode_scenario(const TrainPath& path, const std::string& cc, co
 // How a controller did on a path, and the reward the trainer maximises:
 //   reward = utilization - 0.5 x (p99 queueing delay / RTT) - 5 x congestion loss - (1 - Jain) [2 flows]
 // utilization: bytes delivered x 8 / the bottleneck's capacity over the run; the queueing delay
-// is the bottleneck hop's p99 queueing delay (the hop summaries keep p50, p90, p99; the propagation delay left out); congestion loss: the bottleneck's queue drops / packets in.
+// is the bottleneck hop's p99 queueing delay (the hop summaries keep p50, p90, p99; the propagation delay
+// left out); congestion loss: the bottleneck's queue drops / packets in.
 struct EpisodeScore {
   double utilization = 0;
   double queue_p99_ns = 0;

@@ -42,15 +42,15 @@ struct gw_edt_config {
 
 /* gw_edt_stats: per-CPU counters, summed by the loader. */
 enum gw_edt_counter {
-  GW_EDT_PACKETS = 0,      /* every frame the program saw */
-  GW_EDT_BYTES,            /* their skb->len */
-  GW_EDT_PACED,            /* frames of a flow with a rate, given a departure time */
-  GW_EDT_DELAYED,          /* of those, frames whose departure time was later than now */
-  GW_EDT_CE_MARKED,        /* ECT frames past the CE threshold, now CE */
-  GW_EDT_PAST_THRESHOLD,   /* frames past the CE threshold that were not ECT (left alone) */
-  GW_EDT_DROPPED_HORIZON,  /* frames past the horizon, dropped (TC_ACT_SHOT) */
-  GW_EDT_NOT_PACED,        /* IP frames of flows with no rate */
-  GW_EDT_NOT_IP,           /* frames that are not IPv4 or IPv6, or too short to read */
+  GW_EDT_PACKETS = 0,     /* every frame the program saw */
+  GW_EDT_BYTES,           /* their skb->len */
+  GW_EDT_PACED,           /* frames of a flow with a rate, given a departure time */
+  GW_EDT_DELAYED,         /* of those, frames whose departure time was later than now */
+  GW_EDT_CE_MARKED,       /* ECT frames past the CE threshold, now CE */
+  GW_EDT_PAST_THRESHOLD,  /* frames past the CE threshold that were not ECT (left alone) */
+  GW_EDT_DROPPED_HORIZON, /* frames past the horizon, dropped (TC_ACT_SHOT) */
+  GW_EDT_NOT_PACED,       /* IP frames of flows with no rate */
+  GW_EDT_NOT_IP,          /* frames that are not IPv4 or IPv6, or too short to read */
   GW_EDT_COUNTERS
 };
 

@@ -26,11 +26,13 @@ std::mutex log_mutex;
 std::string libbpf_log;
 
 int keep_libbpf_message(enum libbpf_print_level level, const char* format, va_list args) {
-  if (level == LIBBPF_DEBUG) return 0;
+  if (level == LIBBPF_DEBUG)
+    return 0;
   char line[1024];
   const int n = std::vsnprintf(line, sizeof line, format, args);
   const std::lock_guard lock(log_mutex);
-  if (libbpf_log.size() < 16384) libbpf_log += line;
+  if (libbpf_log.size() < 16384)
+    libbpf_log += line;
   return n;
 }
 
@@ -38,7 +40,8 @@ std::string take_libbpf_log() {
   const std::lock_guard lock(log_mutex);
   std::string s;
   s.swap(libbpf_log);
-  while (!s.empty() && s.back() == '\n') s.pop_back();
+  while (!s.empty() && s.back() == '\n')
+    s.pop_back();
   return s.empty() ? "" : " (libbpf: " + s + ")";
 }
 
@@ -53,7 +56,8 @@ void write_config(int fd, const EdtConfig& c) {
   v.ce_threshold_ns = static_cast<std::uint64_t>(c.ce_threshold.count());
   v.horizon_ns = static_cast<std::uint64_t>(c.horizon.count());
   const std::uint32_t zero = 0;
-  if (bpf_map_update_elem(fd, &zero, &v, BPF_ANY) != 0) fail("writing its configuration", errno);
+  if (bpf_map_update_elem(fd, &zero, &v, BPF_ANY) != 0)
+    fail("writing its configuration", errno);
 }
 
 }  // namespace
@@ -103,7 +107,8 @@ EdtPacer::EdtPacer(const EdtConfig& config) {
   opts.sz = sizeof opts;
   opts.object_name = "gradwall_edt";
   obj_ = bpf_object__open_mem(kEdtBpfObject, kEdtBpfObjectSize, &opts);
-  if (obj_ == nullptr) fail("opening the program", errno);
+  if (obj_ == nullptr)
+    fail("opening the program", errno);
   if (const int err = bpf_object__load(obj_); err != 0) {
     bpf_object__close(obj_);
     obj_ = nullptr;
@@ -138,18 +143,21 @@ EdtPacer::~EdtPacer() {
       bpf_tc_hook_destroy(&hook);
     }
   }
-  if (obj_ != nullptr) bpf_object__close(obj_);
+  if (obj_ != nullptr)
+    bpf_object__close(obj_);
 }
 
 void EdtPacer::attach(const std::string& ifname) {
   const unsigned idx = if_nametoindex(ifname.c_str());
-  if (idx == 0) fail("no interface '" + ifname + "'", errno);
+  if (idx == 0)
+    fail("no interface '" + ifname + "'", errno);
   bpf_tc_hook hook{};
   hook.sz = sizeof hook;
   hook.ifindex = static_cast<int>(idx);
   hook.attach_point = BPF_TC_EGRESS;
   const int made = bpf_tc_hook_create(&hook);
-  if (made != 0 && made != -EEXIST) fail("adding a clsact qdisc to " + ifname, made);
+  if (made != 0 && made != -EEXIST)
+    fail("adding a clsact qdisc to " + ifname, made);
   bpf_tc_opts o{};
   o.sz = sizeof o;
   o.prog_fd = prog_fd_;
@@ -167,25 +175,32 @@ void EdtPacer::attach(const std::string& ifname) {
   made_clsact_ = made == 0;
 }
 
-void EdtPacer::configure(const EdtConfig& config) { write_config(config_fd_, config); }
+void EdtPacer::configure(const EdtConfig& config) {
+  write_config(config_fd_, config);
+}
 
 void EdtPacer::set_rate(const EdtFlowKey& flow, std::uint64_t bps) {
   const gw_edt_rate v{bps / 8};
-  if (bpf_map_update_elem(rates_fd_, &flow.key, &v, BPF_ANY) != 0) fail("writing a flow's rate", errno);
+  if (bpf_map_update_elem(rates_fd_, &flow.key, &v, BPF_ANY) != 0)
+    fail("writing a flow's rate", errno);
 }
 
 void EdtPacer::clear_rate(const EdtFlowKey& flow) {
-  if (bpf_map_delete_elem(rates_fd_, &flow.key) != 0 && errno != ENOENT) fail("clearing a flow's rate", errno);
+  if (bpf_map_delete_elem(rates_fd_, &flow.key) != 0 && errno != ENOENT)
+    fail("clearing a flow's rate", errno);
 }
 
 EdtStats EdtPacer::stats() const {
   const int cpus = libbpf_num_possible_cpus();
-  if (cpus <= 0) fail("counting the CPUs", cpus);
+  if (cpus <= 0)
+    fail("counting the CPUs", cpus);
   std::vector<std::uint64_t> per_cpu(static_cast<std::size_t>(cpus));
   EdtStats s;
   for (std::uint32_t c = 0; c < GW_EDT_COUNTERS; ++c) {
-    if (bpf_map_lookup_elem(stats_fd_, &c, per_cpu.data()) != 0) fail("reading its counters", errno);
-    for (const std::uint64_t v : per_cpu) s.counter[c] += v;
+    if (bpf_map_lookup_elem(stats_fd_, &c, per_cpu.data()) != 0)
+      fail("reading its counters", errno);
+    for (const std::uint64_t v : per_cpu)
+      s.counter[c] += v;
   }
   return s;
 }
@@ -207,7 +222,8 @@ EdtVerdict EdtPacer::test_run(std::span<const std::uint8_t> frame, std::uint64_t
   o.ctx_out = &ctx_out;
   o.ctx_size_out = sizeof ctx_out;
   o.repeat = 1;
-  if (const int err = bpf_prog_test_run_opts(prog_fd_, &o); err != 0) fail("BPF_PROG_TEST_RUN", err);
+  if (const int err = bpf_prog_test_run_opts(prog_fd_, &o); err != 0)
+    fail("BPF_PROG_TEST_RUN", err);
   v.action = static_cast<int>(o.retval);
   v.tstamp = ctx_out.tstamp;
   v.frame.resize(o.data_size_out);

@@ -52,8 +52,8 @@ struct EdtStats {
 
 // The program's verdict on one frame (test_run).
 struct EdtVerdict {
-  int action = 0;             // TC_ACT_OK (0) or TC_ACT_SHOT (2)
-  std::uint64_t tstamp = 0;   // skb->tstamp after the program, CLOCK_MONOTONIC ns
+  int action = 0;                   // TC_ACT_OK (0) or TC_ACT_SHOT (2)
+  std::uint64_t tstamp = 0;         // skb->tstamp after the program, CLOCK_MONOTONIC ns
   std::vector<std::uint8_t> frame;  // the frame after the program (CE marks)
 };
 

@@ -14,16 +14,36 @@ namespace {
 }
 }  // namespace
 
-EdtFlowKey EdtFlowKey::ipv4(std::uint8_t, in_addr_t, std::uint16_t, in_addr_t, std::uint16_t) { absent(); }
-EdtFlowKey EdtFlowKey::roce_v4(in_addr_t, in_addr_t, std::uint32_t) { absent(); }
-EdtFlowKey EdtFlowKey::of_socket(int) { absent(); }
-EdtPacer::EdtPacer(const EdtConfig&) { absent(); }
+EdtFlowKey EdtFlowKey::ipv4(std::uint8_t, in_addr_t, std::uint16_t, in_addr_t, std::uint16_t) {
+  absent();
+}
+EdtFlowKey EdtFlowKey::roce_v4(in_addr_t, in_addr_t, std::uint32_t) {
+  absent();
+}
+EdtFlowKey EdtFlowKey::of_socket(int) {
+  absent();
+}
+EdtPacer::EdtPacer(const EdtConfig&) {
+  absent();
+}
 EdtPacer::~EdtPacer() = default;
-void EdtPacer::attach(const std::string&) { absent(); }
-void EdtPacer::configure(const EdtConfig&) { absent(); }
-void EdtPacer::set_rate(const EdtFlowKey&, std::uint64_t) { absent(); }
-void EdtPacer::clear_rate(const EdtFlowKey&) { absent(); }
-EdtStats EdtPacer::stats() const { absent(); }
-EdtVerdict EdtPacer::test_run(std::span<const std::uint8_t>, std::uint64_t) const { absent(); }
+void EdtPacer::attach(const std::string&) {
+  absent();
+}
+void EdtPacer::configure(const EdtConfig&) {
+  absent();
+}
+void EdtPacer::set_rate(const EdtFlowKey&, std::uint64_t) {
+  absent();
+}
+void EdtPacer::clear_rate(const EdtFlowKey&) {
+  absent();
+}
+EdtStats EdtPacer::stats() const {
+  absent();
+}
+EdtVerdict EdtPacer::test_run(std::span<const std::uint8_t>, std::uint64_t) const {
+  absent();
+}
 
 }  // namespace gw::hostpace

@@ -39,7 +39,8 @@ int run_tc(const std::vector<std::string>& argv, bool own_netns, std::string& er
       _exit(126);
     }
     std::vector<char*> args;
-    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    for (const std::string& a : argv)
+      args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
     execvp(args[0], args.data());
     const std::string why = "cannot run " + argv[0] + ": " + std::strerror(errno) + "\n";
@@ -49,22 +50,27 @@ int run_tc(const std::vector<std::string>& argv, bool own_netns, std::string& er
   close(pipe_fd[1]);
   char buf[512];
   for (ssize_t n; (n = read(pipe_fd[0], buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR);) {
-    if (n > 0 && err.size() < 4096) err.append(buf, static_cast<std::size_t>(n));
+    if (n > 0 && err.size() < 4096)
+      err.append(buf, static_cast<std::size_t>(n));
   }
   close(pipe_fd[0]);
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
-  while (!err.empty() && (err.back() == '\n' || err.back() == ' ')) err.pop_back();
+  while (!err.empty() && (err.back() == '\n' || err.back() == ' '))
+    err.pop_back();
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
 }  // namespace
 
 std::optional<HostPacerMode> host_pacer_mode(const std::string& name) {
-  if (name == "user") return HostPacerMode::user;
-  if (name == "fq") return HostPacerMode::fq;
-  if (name == "edt-bpf") return HostPacerMode::edt_bpf;
+  if (name == "user")
+    return HostPacerMode::user;
+  if (name == "fq")
+    return HostPacerMode::fq;
+  if (name == "edt-bpf")
+    return HostPacerMode::edt_bpf;
   return std::nullopt;
 }
 
@@ -83,7 +89,8 @@ std::string host_pacer_name(HostPacerMode mode) {
 bool kernel_has_fq(std::string& why) {
   std::string err;
   const int rc = run_tc({"tc", "qdisc", "add", "dev", "lo", "root", "fq"}, true, err);
-  if (rc == 0) return true;
+  if (rc == 0)
+    return true;
   why = "the kernel cannot attach the fq qdisc (`tc qdisc add ... fq`: " +
         (err.empty() ? "exit " + std::to_string(rc) : err) + ")";
   return false;
@@ -95,7 +102,8 @@ std::string interface_with_address(const std::string& address) {
     throw EnvironmentError("host pacer: not an IPv4 address: " + address);
   }
   ifaddrs* list = nullptr;
-  if (getifaddrs(&list) != 0) throw EnvironmentError("host pacer: getifaddrs: " + std::string(std::strerror(errno)));
+  if (getifaddrs(&list) != 0)
+    throw EnvironmentError("host pacer: getifaddrs: " + std::string(std::strerror(errno)));
   std::string found;
   for (const ifaddrs* i = list; i != nullptr && found.empty(); i = i->ifa_next) {
     if (i->ifa_addr != nullptr && i->ifa_addr->sa_family == AF_INET &&
@@ -104,7 +112,8 @@ std::string interface_with_address(const std::string& address) {
     }
   }
   freeifaddrs(list);
-  if (found.empty()) throw EnvironmentError("host pacer: no interface here has address " + address);
+  if (found.empty())
+    throw EnvironmentError("host pacer: no interface here has address " + address);
   return found;
 }
 

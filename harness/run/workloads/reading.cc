@@ -79,7 +79,8 @@ std::uint32_t load_policy(const JsonReader& r, const std::string& key, const std
       tries.push_back(fs::path(dir) / (name + ".json"));
     }
   }
-  const auto found = std::find_if(tries.begin(), tries.end(), [](const fs::path& f) { return fs::is_regular_file(f); });
+  const auto found =
+      std::find_if(tries.begin(), tries.end(), [](const fs::path& f) { return fs::is_regular_file(f); });
   if (found == tries.end()) {
     r.fail(key, "no policy file \"" + name + "\" (as given, beside the scenario, or shipped in policies/)");
   }
@@ -99,7 +100,8 @@ std::uint32_t load_policy(const JsonReader& r, const std::string& key, const std
     r.fail(key, "policy file " + file + ": not JSON: " + e.what());
   }
   try {
-    const std::uint32_t id = cc::register_policy(std::make_shared<const cc::LearnedPolicy>(cc::parse_policy(doc)));
+    const std::uint32_t id =
+        cc::register_policy(std::make_shared<const cc::LearnedPolicy>(cc::parse_policy(doc)));
     loaded[file] = id;
     return id;
   } catch (const cc::PolicyError& e) {

@@ -40,22 +40,27 @@ double reference(const LearnedPolicy& p, const std::array<float, kIn>& x) {
   double h2[kH];
   for (int j = 0; j < kH; ++j) {
     double s = w[kIn * kH + j];
-    for (int i = 0; i < kIn; ++i) s += static_cast<double>(w[j * kIn + i]) * x[static_cast<std::size_t>(i)];
+    for (int i = 0; i < kIn; ++i)
+      s += static_cast<double>(w[j * kIn + i]) * x[static_cast<std::size_t>(i)];
     h1[j] = lambert_tanh(s);
   }
   w += kIn * kH + kH;
   for (int j = 0; j < kH; ++j) {
     double s = w[kH * kH + j];
-    for (int i = 0; i < kH; ++i) s += static_cast<double>(w[j * kH + i]) * h1[i];
+    for (int i = 0; i < kH; ++i)
+      s += static_cast<double>(w[j * kH + i]) * h1[i];
     h2[j] = lambert_tanh(s);
   }
   w += kH * kH + kH;
   double s = w[kH];
-  for (int i = 0; i < kH; ++i) s += static_cast<double>(w[i]) * h2[i];
+  for (int i = 0; i < kH; ++i)
+    s += static_cast<double>(w[i]) * h2[i];
   return lambert_tanh(s);
 }
 
-TEST(LearnedPolicy, HasAboutTwoThousandWeights) { EXPECT_EQ(LearnedPolicy::kWeights, 2017U); }
+TEST(LearnedPolicy, HasAboutTwoThousandWeights) {
+  EXPECT_EQ(LearnedPolicy::kWeights, 2017U);
+}
 
 // float against double: 1e-4 covers float rounding through three layers of 32 sums of O(1) terms
 // (about 2^-24 x 32 x 3 relative, well under 1e-5, with margin for tanh's own rounding).
@@ -64,7 +69,8 @@ TEST(LearnedPolicy, DecideIsTheDocumentedNetwork) {
   Rng rng(4, "inputs");
   for (int k = 0; k < 100; ++k) {
     std::array<float, kIn> x{};
-    for (float& v : x) v = static_cast<float>(rng.uniform() * 2 - 1);
+    for (float& v : x)
+      v = static_cast<float>(rng.uniform() * 2 - 1);
     EXPECT_NEAR(p.decide(x), reference(p, x), 1e-4);
   }
 }
@@ -91,7 +97,8 @@ TEST(LearnedPolicy, TheFastLayoutDecidesBitForBitTheSame) {
   Rng rng(9, "inputs");
   for (int k = 0; k < 1000; ++k) {
     std::array<float, kIn> x{};
-    for (float& v : x) v = static_cast<float>(rng.uniform() * 4 - 2);
+    for (float& v : x)
+      v = static_cast<float>(rng.uniform() * 4 - 2);
     ASSERT_EQ(std::bit_cast<std::uint32_t>(net.decide(x)), std::bit_cast<std::uint32_t>(p.decide(x))) << k;
   }
 }
@@ -159,13 +166,16 @@ TEST(LearnedController, AppliesTheActionOncePerRtt) {
   for (int k = 1; k <= 5; ++k) {
     d.round({.rtt = rtt, .packets = 10});
     // a is tanh(20) = 0.9999994 (the activation saturates at 4.97): 2^a is 2 within 1e-6 a round.
-    EXPECT_NEAR(static_cast<double>(up->pacing_rate().bps), r0 * std::pow(2, k), r0 * std::pow(2, k) * 1e-5) << k;
+    EXPECT_NEAR(static_cast<double>(up->pacing_rate().bps), r0 * std::pow(2, k), r0 * std::pow(2, k) * 1e-5)
+        << k;
   }
-  EXPECT_NEAR(static_cast<double>(up->cwnd_bytes()), 2 * static_cast<double>(up->pacing_rate().bps) / 8 * 0.01, 2);
+  EXPECT_NEAR(static_cast<double>(up->cwnd_bytes()),
+              2 * static_cast<double>(up->pacing_rate().bps) / 8 * 0.01, 2);
 
   auto down = make_learned_with(ctx, constant_policy(-20, 0.5), 100e6, 1e6);
   test::Driver e(*down, 1000);
-  for (int k = 0; k < 40; ++k) e.round({.rtt = rtt, .packets = 10});
+  for (int k = 0; k < 40; ++k)
+    e.round({.rtt = rtt, .packets = 10});
   EXPECT_EQ(down->pacing_rate().bps, 1'000'000U) << "the rate fell below min_rate";
   EXPECT_EQ(down->name(), "learned");
 }

@@ -7,8 +7,8 @@
 namespace gw::train {
 namespace {
 
-// Two generations of 2 pairs x 2 paths (16 short episodes, and 2 of validation): the same seed gives bit-identical
-// weights whether the episodes run on one thread or two; another seed gives others.
+// Two generations of 2 pairs x 2 paths (16 short episodes, and 2 of validation): the same seed gives
+// bit-identical weights whether the episodes run on one thread or two; another seed gives others.
 TEST(Trainer, TheSameSeedTrainsTheSameWeightsWhateverTheJobs) {
   TrainOptions o;
   o.episodes = 16;

@@ -38,8 +38,10 @@ void put32(std::vector<std::uint8_t>& f, std::size_t at, std::uint32_t v) {
 
 std::uint16_t ip_checksum(const std::vector<std::uint8_t>& f, std::size_t at, std::size_t len) {
   std::uint32_t sum = 0;
-  for (std::size_t i = 0; i < len; i += 2) sum += static_cast<std::uint32_t>(f[at + i] << 8 | f[at + i + 1]);
-  while (sum >> 16) sum = (sum & 0xffff) + (sum >> 16);
+  for (std::size_t i = 0; i < len; i += 2)
+    sum += static_cast<std::uint32_t>(f[at + i] << 8 | f[at + i + 1]);
+  while (sum >> 16)
+    sum = (sum & 0xffff) + (sum >> 16);
   return static_cast<std::uint16_t>(~sum);
 }
 
@@ -48,8 +50,9 @@ constexpr in_addr_t kB = 0x0a000002;  // 10.0.0.2
 
 // An Ethernet + IPv4 + UDP (or TCP) frame of `len` bytes in all, with TOS `tos`. dport 4791
 // adds a BTH with destination QP `qp`.
-std::vector<std::uint8_t> ipv4_frame(std::size_t len, std::uint8_t tos, std::uint16_t sport, std::uint16_t dport,
-                                     std::uint32_t qp = 0, std::uint8_t proto = IPPROTO_UDP) {
+std::vector<std::uint8_t> ipv4_frame(std::size_t len, std::uint8_t tos, std::uint16_t sport,
+                                     std::uint16_t dport, std::uint32_t qp = 0,
+                                     std::uint8_t proto = IPPROTO_UDP) {
   std::vector<std::uint8_t> f(len, 0);
   put16(f, 12, 0x0800);
   f[14] = 0x45;
@@ -89,7 +92,8 @@ std::vector<std::uint8_t> ipv6_frame(std::size_t len, std::uint8_t ecn) {
 class EdtProgram : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (geteuid() != 0) GTEST_SKIP() << kNeedsRoot;
+    if (geteuid() != 0)
+      GTEST_SKIP() << kNeedsRoot;
   }
 };
 
@@ -131,8 +135,8 @@ TEST_F(EdtProgram, SpacesDeparturesByLengthOverRate) {
 // and with no default is left alone.
 TEST_F(EdtProgram, PacesEachFlowOnItsOwn) {
   EdtPacer p(EdtConfig{});
-  p.set_rate(EdtFlowKey::ipv4(IPPROTO_UDP, kA, 5000, kB, 6000), 8'000'000);     // 1 ms / frame
-  p.set_rate(EdtFlowKey::ipv4(IPPROTO_UDP, kA, 5001, kB, 6000), 16'000'000);    // 0.5 ms
+  p.set_rate(EdtFlowKey::ipv4(IPPROTO_UDP, kA, 5000, kB, 6000), 8'000'000);   // 1 ms / frame
+  p.set_rate(EdtFlowKey::ipv4(IPPROTO_UDP, kA, 5001, kB, 6000), 16'000'000);  // 0.5 ms
   const auto f1 = ipv4_frame(1000, 0, 5000, 6000);
   const auto f2 = ipv4_frame(1000, 0, 5001, 6000);
   const auto f3 = ipv4_frame(1000, 0, 5002, 6000);
@@ -208,12 +212,13 @@ TEST_F(EdtProgram, MarksCePastTheThreshold) {
   }
   const EdtStats s = p.stats();
   EXPECT_EQ(s[GW_EDT_CE_MARKED], static_cast<unsigned>(marked));
-  EXPECT_GE(marked, 12);  // the ECT frames from 10 ms ahead on: frames 10 or 11 to 29
+  EXPECT_GE(marked, 12);                    // the ECT frames from 10 ms ahead on: frames 10 or 11 to 29
   EXPECT_GE(s[GW_EDT_PAST_THRESHOLD], 6U);  // the not-ECT ones: 7 of frames 11 to 29
 
   // IPv6: the traffic class's ECN bits, once the flow's backlog passes the threshold.
   EdtVerdict v6;
-  for (int i = 0; i < 15; ++i) v6 = p.test_run(ipv6_frame(1000, 2));
+  for (int i = 0; i < 15; ++i)
+    v6 = p.test_run(ipv6_frame(1000, 2));
   EXPECT_EQ((v6.frame[15] >> 4) & 3, 3) << "an ECT(0) IPv6 frame past the threshold was not marked";
 }
 

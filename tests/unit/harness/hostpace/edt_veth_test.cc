@@ -28,7 +28,9 @@ namespace {
 
 using namespace std::chrono_literals;
 
-int sh(const std::string& cmd) { return std::system((cmd + " >/dev/null 2>&1").c_str()); }
+int sh(const std::string& cmd) {
+  return std::system((cmd + " >/dev/null 2>&1").c_str());
+}
 
 // Two namespaces joined by a veth pair, 10.201.0.1 (side a) and 10.201.0.2 (side b), with
 // static neighbour entries so that no ARP holds frames back before they reach tc.
@@ -41,16 +43,16 @@ class VethPair {
     if_a = "gwe" + id + "a";
     if_b = "gwe" + id + "b";
     ok = sh("ip netns add " + ns_a) == 0 && sh("ip netns add " + ns_b) == 0 &&
-         sh("ip link add " + if_a + " address 02:00:00:00:00:01 netns " + ns_a + " type veth peer name " + if_b +
-            " address 02:00:00:00:00:02 netns " + ns_b) == 0 &&
+         sh("ip link add " + if_a + " address 02:00:00:00:00:01 netns " + ns_a + " type veth peer name " +
+            if_b + " address 02:00:00:00:00:02 netns " + ns_b) == 0 &&
          sh("ip -n " + ns_a + " addr add 10.201.0.1/24 dev " + if_a) == 0 &&
          sh("ip -n " + ns_b + " addr add 10.201.0.2/24 dev " + if_b) == 0 &&
          sh("ip -n " + ns_a + " link set " + if_a + " up") == 0 &&
          sh("ip -n " + ns_b + " link set " + if_b + " up") == 0 &&
-         sh("ip -n " + ns_a + " neigh replace 10.201.0.2 lladdr 02:00:00:00:00:02 dev " + if_a + " nud permanent") ==
-             0 &&
-         sh("ip -n " + ns_b + " neigh replace 10.201.0.1 lladdr 02:00:00:00:00:01 dev " + if_b + " nud permanent") ==
-             0;
+         sh("ip -n " + ns_a + " neigh replace 10.201.0.2 lladdr 02:00:00:00:00:02 dev " + if_a +
+            " nud permanent") == 0 &&
+         sh("ip -n " + ns_b + " neigh replace 10.201.0.1 lladdr 02:00:00:00:00:01 dev " + if_b +
+            " nud permanent") == 0;
   }
   ~VethPair() {
     sh("ip netns del " + ns_a);
@@ -111,7 +113,8 @@ Received receive_all(int fd, std::chrono::milliseconds quiet) {
     m.msg_control = control;
     m.msg_controllen = sizeof control;
     const ssize_t n = recvmsg(fd, &m, 0);
-    if (n < 0) break;
+    if (n < 0)
+      break;
     r.bytes += static_cast<std::size_t>(n);
     for (cmsghdr* c = CMSG_FIRSTHDR(&m); c != nullptr; c = CMSG_NXTHDR(&m, c)) {
       if (c->cmsg_level == IPPROTO_IP && c->cmsg_type == IP_TOS) {
@@ -141,7 +144,8 @@ void send_datagrams(int fd, int count, std::size_t payload, std::uint16_t to_por
 class EdtOnVeth : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (geteuid() != 0) GTEST_SKIP() << "needs root: network namespaces and CAP_BPF (CI runs as root)";
+    if (geteuid() != 0)
+      GTEST_SKIP() << "needs root: network namespaces and CAP_BPF (CI runs as root)";
   }
 };
 
@@ -171,8 +175,9 @@ TEST_F(EdtOnVeth, MarksAndDropsRealTraffic) {
   const Received r = receive_all(rx, 300ms);
   close(rx);
   const int arrived = static_cast<int>(r.at_ns.size());
-  std::printf("sent %d, arrived %d (%d CE), program: paced %llu, CE %llu, dropped %llu\n", kSent, arrived, r.ce,
-              static_cast<unsigned long long>(s[GW_EDT_PACED]), static_cast<unsigned long long>(s[GW_EDT_CE_MARKED]),
+  std::printf("sent %d, arrived %d (%d CE), program: paced %llu, CE %llu, dropped %llu\n", kSent, arrived,
+              r.ce, static_cast<unsigned long long>(s[GW_EDT_PACED]),
+              static_cast<unsigned long long>(s[GW_EDT_CE_MARKED]),
               static_cast<unsigned long long>(s[GW_EDT_DROPPED_HORIZON]));
   EXPECT_EQ(static_cast<std::uint64_t>(arrived), s[GW_EDT_PACED]);
   EXPECT_EQ(static_cast<std::uint64_t>(r.ce), s[GW_EDT_CE_MARKED]);
@@ -189,7 +194,8 @@ TEST_F(EdtOnVeth, MarksAndDropsRealTraffic) {
 // 230 ms against a receive-timestamp error of microseconds).
 TEST_F(EdtOnVeth, FqEnforcesTheDepartureTimes) {
   std::string why;
-  if (!kernel_has_fq(why)) GTEST_SKIP() << why << ": departure times are not enforced on this kernel";
+  if (!kernel_has_fq(why))
+    GTEST_SKIP() << why << ": departure times are not enforced on this kernel";
   VethPair v;
   ASSERT_TRUE(v.ok) << "could not make the namespaces and veth pair";
   int rx = -1;
