@@ -20,8 +20,9 @@ gw::cc::LearnedPolicy bench_policy() {
   return p;
 }
 
-void BM_LearnedDecide(benchmark::State& state) {
-  const gw::cc::PolicyNet p(bench_policy());
+// Decisions back to back, each input depending on the last output, so none is hoisted.
+template <typename Net>
+void decide_loop(benchmark::State& state, const Net& net) {
   std::array<float, gw::cc::LearnedPolicy::kInputs> x{};
   gw::Rng rng(2, "inputs");
   for (float& v : x) {
@@ -29,26 +30,19 @@ void BM_LearnedDecide(benchmark::State& state) {
   }
   for (auto _ : state) {
     benchmark::DoNotOptimize(x.data());
-    const float a = p.decide(x);
+    const float a = net.decide(x);
     benchmark::DoNotOptimize(a);
-    x[0] = a * 0.5F;  // the next decision depends on this one
+    x[0] = a * 0.5F;
   }
+}
+
+void BM_LearnedDecide(benchmark::State& state) {
+  decide_loop(state, gw::cc::PolicyNet(bench_policy()));
 }
 BENCHMARK(BM_LearnedDecide);
 
 void BM_LearnedDecideRowByRow(benchmark::State& state) {
-  const gw::cc::LearnedPolicy p = bench_policy();
-  std::array<float, gw::cc::LearnedPolicy::kInputs> x{};
-  gw::Rng rng(2, "inputs");
-  for (float& v : x) {
-    v = static_cast<float>(rng.uniform());
-  }
-  for (auto _ : state) {
-    benchmark::DoNotOptimize(x.data());
-    const float a = p.decide(x);
-    benchmark::DoNotOptimize(a);
-    x[0] = a * 0.5F;
-  }
+  decide_loop(state, bench_policy());
 }
 BENCHMARK(BM_LearnedDecideRowByRow);
 
