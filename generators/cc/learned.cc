@@ -323,6 +323,13 @@ std::shared_ptr<const LearnedPolicy> registered_policy(std::uint32_t id) {
   return id < registry().size() ? registry()[id] : nullptr;
 }
 
+void release_policy(std::uint32_t id) {
+  const std::lock_guard lock(registry_mutex);
+  if (id < registry().size()) {
+    registry()[id].reset();
+  }
+}
+
 std::unique_ptr<CongestionControl> make_learned_with(const CcContext& ctx,
                                                      std::shared_ptr<const LearnedPolicy> policy,
                                                      double initial_rate_bps, double min_rate_bps) {

@@ -91,6 +91,8 @@ nlohmann::json policy_to_json(const LearnedPolicy& policy);
 // its id in cc_params.policy; the controller looks it up when made.
 std::uint32_t register_policy(std::shared_ptr<const LearnedPolicy> policy);
 std::shared_ptr<const LearnedPolicy> registered_policy(std::uint32_t id);
+// Drops the registry's hold on `id` (controllers made from it keep theirs); the id is not reused.
+void release_policy(std::uint32_t id);
 
 // The controller itself, for the trainer and tests, which hand it a policy directly.
 std::unique_ptr<CongestionControl> make_learned_with(const CcContext& ctx,

@@ -157,7 +157,9 @@ void parallel_for(std::size_t n, int jobs, const std::function<void(std::size_t)
 double score(const cc::LearnedPolicy& policy, const std::vector<TrainPath>& paths, std::uint64_t seed,
              std::size_t path) {
   const std::uint32_t id = cc::register_policy(std::make_shared<const cc::LearnedPolicy>(policy));
-  return run_episode(paths[path], "learned", {{"policy", id}}, seed).reward;
+  const double reward = run_episode(paths[path], "learned", {{"policy", id}}, seed).reward;
+  cc::release_policy(id);  // a candidate runs once: keep thousands of them from piling up
+  return reward;
 }
 
 }  // namespace

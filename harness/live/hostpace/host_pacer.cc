@@ -1,65 +1,45 @@
 #include "harness/live/hostpace/host_pacer.h"
 
 #include <arpa/inet.h>
-#include <fcntl.h>
 #include <ifaddrs.h>
-#include <sched.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <iterator>
 #include <vector>
 
 #include "core/errors.h"
+#include "harness/live/live_process.h"
 
 namespace gw::hostpace {
 
 namespace {
 
-// Runs `argv` (after unshare(CLONE_NEWNET) when `own_netns`), its stderr kept; the exit code.
-int run_tc(const std::vector<std::string>& argv, bool own_netns, std::string& err) {
-  int pipe_fd[2];
-  if (pipe2(pipe_fd, O_CLOEXEC) != 0) {
+// Runs a tc command to completion (at most 10 s) as a Child (live_process.h), its stderr kept
+// in `err`; the exit code, -1 when it did not exit by itself.
+int run_tc(const std::vector<std::string>& argv, std::string& err) {
+  char path[] = "/tmp/gw-tc-XXXXXX";
+  const int fd = mkstemp(path);
+  if (fd < 0) {
     err = std::strerror(errno);
     return -1;
   }
-  const pid_t pid = fork();
-  if (pid < 0) {
-    err = std::strerror(errno);
-    close(pipe_fd[0]);
-    close(pipe_fd[1]);
-    return -1;
+  close(fd);
+  int rc = -1;
+  {
+    Child c("tc", argv, "/dev/null", path);
+    c.wait_for(Duration{10'000'000'000});
+    c.kill_and_reap();
+    rc = c.exit_code();
   }
-  if (pid == 0) {
-    dup2(pipe_fd[1], STDERR_FILENO);
-    dup2(pipe_fd[1], STDOUT_FILENO);
-    if (own_netns && unshare(CLONE_NEWNET) != 0) {
-      const std::string why = std::string("unshare(CLONE_NEWNET): ") + std::strerror(errno) + "\n";
-      (void)!write(STDERR_FILENO, why.data(), why.size());
-      _exit(126);
-    }
-    std::vector<char*> args;
-    for (const std::string& a : argv)
-      args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    execvp(args[0], args.data());
-    const std::string why = "cannot run " + argv[0] + ": " + std::strerror(errno) + "\n";
-    (void)!write(STDERR_FILENO, why.data(), why.size());
-    _exit(127);
-  }
-  close(pipe_fd[1]);
-  char buf[512];
-  for (ssize_t n; (n = read(pipe_fd[0], buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR);) {
-    if (n > 0 && err.size() < 4096)
-      err.append(buf, static_cast<std::size_t>(n));
-  }
-  close(pipe_fd[0]);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
+  std::ifstream in(path);
+  err.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  unlink(path);
   while (!err.empty() && (err.back() == '\n' || err.back() == ' '))
     err.pop_back();
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return rc;
 }
 
 }  // namespace
@@ -88,7 +68,8 @@ std::string host_pacer_name(HostPacerMode mode) {
 
 bool kernel_has_fq(std::string& why) {
   std::string err;
-  const int rc = run_tc({"tc", "qdisc", "add", "dev", "lo", "root", "fq"}, true, err);
+  // In a network namespace of its own (unshare(1)), so nothing of the host changes.
+  const int rc = run_tc({"unshare", "--net", "tc", "qdisc", "add", "dev", "lo", "root", "fq"}, err);
   if (rc == 0)
     return true;
   why = "the kernel cannot attach the fq qdisc (`tc qdisc add ... fq`: " +
@@ -119,7 +100,7 @@ std::string interface_with_address(const std::string& address) {
 
 void install_fq(const std::string& ifname) {
   std::string err;
-  if (run_tc({"tc", "qdisc", "replace", "dev", ifname, "root", "fq"}, false, err) != 0) {
+  if (run_tc({"tc", "qdisc", "replace", "dev", ifname, "root", "fq"}, err) != 0) {
     throw EnvironmentError("host pacer fq: `tc qdisc replace dev " + ifname + " root fq` failed: " + err);
   }
 }
