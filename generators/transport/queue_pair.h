@@ -58,6 +58,7 @@ class QueuePair {
   // For sampling time series: the controller's state (cwnd, pacing rate, phase) and ours.
   const cc::CongestionControl& congestion_control() const { return sender_.cc(); }
   std::uint64_t bytes_in_flight() const { return sender_.bytes_in_flight(); }
+  std::uint64_t unsent_bytes() const { return sender_.unsent_bytes(); }
   Duration srtt() const { return sender_.rtt().srtt(); }
   Duration rto() const { return sender_.rtt().rto(); }
   // Where the sending half's time went up to `now` (qp_types.h).

@@ -47,6 +47,14 @@ void Sender::post(Instant now, std::uint64_t msg_id, std::uint64_t bytes) {
   settle(now);
 }
 
+std::uint64_t Sender::unsent_bytes() const {
+  std::uint64_t n = 0;
+  for (std::size_t i = seg_msg_; i < msgs_.size(); ++i) {
+    n += msgs_[i].bytes - msgs_[i].segmented;
+  }
+  return n;
+}
+
 SendChrono Sender::chrono(Instant now) const {
   SendChrono c = chrono_;
   if (now > state_since_) {

@@ -62,6 +62,8 @@ class Sender {
   const cc::CongestionControl& cc() const { return *cc_; }
   const RttEstimator& rtt() const { return rtt_; }
   std::uint64_t bytes_in_flight() const { return in_flight_; }
+  // Payload bytes posted and not yet cut into packets: what the sender could still send new.
+  std::uint64_t unsent_bytes() const;
   // Where this sender's time went up to `now` (qp_types.h SendChrono).
   SendChrono chrono(Instant now) const;
 

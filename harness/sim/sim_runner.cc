@@ -35,7 +35,8 @@ using transport::QueuePair;
 using transport::Segment;
 
 // Bulk flows keep this much posted so that the sender is never short of data; each message
-// that completes is replaced by another.
+// that completes is replaced by another, and a further one is posted whenever what is left to
+// send falls below what is in flight (SimRun::supply), so that no window is capped by supply.
 constexpr std::uint64_t kBulkMessageBytes = 64ULL << 20;
 constexpr int kBulkMessagesPosted = 2;
 constexpr std::uint16_t kRoceUdpPort = 4791;
@@ -124,6 +125,7 @@ class SimRun final : public fabric::Receiver, public Wakeable, public MessageSer
   void build_flows();
   void start(Flow& f, Instant now);
   void after_event(Flow& f, bool is_sender, Instant now);
+  void supply(Flow& f, Instant now);
   Flow& add_flow(const FlowSpec& spec, HostId src, HostId dst, const std::string& cc_name,
                  const cc::CcParams& params, bool connection, bool control = false);
   void start_collectives();
@@ -525,6 +527,20 @@ void SimRun::after_event(Flow& f, bool is_sender, Instant now) {
         f.sender->post_message(now, f.next_msg++, kBulkMessageBytes);
       }
     }
+  }
+  if (is_sender && !f.connection && f.spec.bytes == 0 && f.spec.period.count() == 0) {
+    supply(f, now);
+  }
+}
+
+void SimRun::supply(Flow& f, Instant now) {
+  // Two messages in hand leave at least 64 MiB unsent while less than 64 MiB is in flight.
+  // Past that (a window above ~64 MiB: 3.6 Gbit/s at 150 ms) the two would cap the window at
+  // 128 MiB, so whenever less than the flight is left to send another message is posted. The
+  // sender is acknowledged at least once a round trip and sends at most two flights in one
+  // (slow start), so it is never short of data.
+  while (f.sender->unsent_bytes() < f.sender->bytes_in_flight()) {
+    f.sender->post_message(now, f.next_msg++, kBulkMessageBytes);
   }
 }
 

@@ -430,12 +430,14 @@ TEST(DcqcnYardstick, ConvergesOnAShortPath) {
 // 50 ms one way, the same defaults: the 55 us timers recover the rate ~1800 times per RTT,
 // long before a CNP can report the queue they built, so the loop oscillates. Shown without
 // averaging it away: each flow's 50 ms rate swings (CV > 0.6, from ~0 to near line rate) and
-// the queue swings from empty to the full 16 MB buffer, dropping packets (6 s, 60 RTTs).
+// the queue swings by at least half the 16 MB buffer up to full, dropping packets (6 s, 60
+// RTTs). Measured: 8.0 to 16.8 MB. (It drained to empty while bulk flows kept only 128 MiB
+// posted and starved during each loss recovery.)
 TEST(DcqcnYardstick, OscillatesOnAWanPathWithDataCentreDefaults) {
   const SimResult r = dcqcn_run(50'000, "6s", "50ms", 16 << 20);
   const auto& q = r.series.hop_queue_bytes.at(hop_index(r, "wan a->b"));
   const std::vector<double> qt = tail(q, q.size() / 4);
-  EXPECT_EQ(*std::min_element(qt.begin(), qt.end()), 0);
+  EXPECT_LE(*std::min_element(qt.begin(), qt.end()), 0.5 * (16 << 20));
   EXPECT_GE(*std::max_element(qt.begin(), qt.end()), 0.9 * (16 << 20));
   EXPECT_GT(dropped(r, "wan a->b/queue_bytes"), 0U);
   for (std::size_t i = 0; i < r.flows.size(); ++i) {
