@@ -40,10 +40,7 @@ json one_link(const std::string& cc, const std::string& recovery, const json& ne
              {{{"name", "a"}, {"hosts", 1}, {"nic_rate", "10Gbit"}},
               {{"name", "b"}, {"hosts", 1}, {"nic_rate", "10Gbit"}}}},
             {"wan", {{{"between", {"a", "b"}}, {"netem", netem}, {"limit_bytes", 256ULL << 20}}}}}},
-          {"workload",
-           {{"kind", "flows"},
-            {"duration", duration},
-            {"flows", json::array({flow})}}},
+          {"workload", {{"kind", "flows"}, {"duration", duration}, {"flows", json::array({flow})}}},
           {"transport", {{"cc", cc}, {"recovery", recovery}}},
           {"results", {{"interval", "1s"}}}};
 }
