@@ -16,7 +16,7 @@ namespace {
 constexpr int kIn = LearnedPolicy::kInputs;
 constexpr int kH = LearnedPolicy::kHidden;
 constexpr const char* kFeatureNames[LearnedPolicy::kFeatures] = {
-    "latency_inflation", "latency_gradient", "send_ratio", "ce_fraction",
+    "min_rtt_inflation", "min_rtt_gradient", "send_ratio", "ce_fraction",
     "loss_fraction",     "int_queue",        "rate_share"};
 
 // One dense layer with tanh: out[j] = tanh(b[j] + sum_i w[j][i] in[i]), sums in index order.
@@ -222,8 +222,8 @@ class Learned final : public CongestionControl {
   void on_ack(const AckEvent& e) override {
     rtt_.update(e.rtt);
     if (e.rtt > Duration{0}) {
-      rtt_sum_ += std::chrono::duration<double>(e.rtt).count();
-      ++rtt_n_;
+      const double rtt = std::chrono::duration<double>(e.rtt).count();
+      interval_min_rtt_ = interval_min_rtt_ > 0 ? std::min(interval_min_rtt_, rtt) : rtt;
     }
     acked_ += e.acked_bytes;
     ce_ += e.ce_bytes;
@@ -267,13 +267,16 @@ class Learned final : public CongestionControl {
  private:
   void decide(Instant now) {
     const double min_rtt = std::chrono::duration<double>(rtt_.min_rtt()).count();
-    const double mean = rtt_n_ > 0 ? rtt_sum_ / static_cast<double>(rtt_n_)
-                                   : std::chrono::duration<double>(rtt_.srtt()).count();
-    const double prev = prev_mean_ > 0 ? prev_mean_ : mean;
+    // The interval's least RTT, not its mean: a host's scheduling and a path's jitter only add
+    // to a sample, so the least of an interval's samples is its queue as the packets saw it
+    // (Copa, NSDI 2018, takes its standing RTT the same way).
+    const double least = interval_min_rtt_ > 0 ? interval_min_rtt_
+                                               : std::chrono::duration<double>(rtt_.srtt()).count();
+    const double prev = prev_least_ > 0 ? prev_least_ : least;
     const double acked = static_cast<double>(std::max<std::uint64_t>(acked_, 1));
     const float f[LearnedPolicy::kFeatures] = {
-        static_cast<float>(std::clamp(mean / min_rtt - 1, 0.0, 4.0)),
-        static_cast<float>(std::clamp((mean - prev) / min_rtt, -1.0, 1.0)),
+        static_cast<float>(std::clamp(least / min_rtt - 1, 0.0, 4.0)),
+        static_cast<float>(std::clamp((least - prev) / min_rtt, -1.0, 1.0)),
         static_cast<float>(std::clamp(static_cast<double>(sent_) / acked - 1, -1.0, 3.0)),
         static_cast<float>(std::clamp(static_cast<double>(ce_) / acked, 0.0, 1.0)),
         static_cast<float>(std::clamp(
@@ -285,11 +288,10 @@ class Learned final : public CongestionControl {
     const float a = net_.decide(history_);
     rate_ =
         std::clamp(rate_ * std::exp2(policy_->action_gain * static_cast<double>(a)), min_rate_, line_rate_);
-    prev_mean_ = mean;
+    prev_least_ = least;
     interval_start_ = now;
     sent_ = acked_ = ce_ = lost_ = 0;
-    rtt_sum_ = 0;
-    rtt_n_ = 0;
+    interval_min_rtt_ = 0;
     int_queue_ = 0;
   }
 
@@ -303,10 +305,9 @@ class Learned final : public CongestionControl {
   bool started_ = false;
   Instant interval_start_{};
   std::uint64_t sent_ = 0, acked_ = 0, ce_ = 0, lost_ = 0;
-  double rtt_sum_ = 0;
-  std::uint64_t rtt_n_ = 0;
+  double interval_min_rtt_ = 0;  // seconds; 0: no sample yet this interval
   double int_queue_ = 0;
-  double prev_mean_ = 0;
+  double prev_least_ = 0;
   std::array<float, LearnedPolicy::kInputs> history_{};
 };
 

@@ -7,8 +7,8 @@
 // The window is the 2 x rate x srtt safety window of acc (acc.h).
 //
 // Features of an interval, each clipped to the range given:
-//   0 latency inflation   mean RTT / min RTT - 1                        [0, 4]
-//   1 latency gradient    (mean RTT - previous mean RTT) / min RTT      [-1, 1]
+//   0 min-RTT inflation   least RTT of the interval / min RTT - 1      [0, 4]
+//   1 min-RTT gradient    (least RTT - the previous interval's) / min RTT [-1, 1]
 //   2 send ratio          bytes sent / bytes acknowledged - 1           [-1, 3]
 //   3 CE fraction         CE-marked bytes / bytes acknowledged          [0, 1]
 //   4 loss fraction       bytes declared lost / bytes sent              [0, 1]

@@ -59,6 +59,11 @@ TrainPath sample_path(Rng& rng) {
     p.flows = 2;
     p.second_start = p.duration / 4;
   }
+  // The NIC: 1-16x the bottleneck (log-uniform), whole Mbit/s. The rate-share feature is the
+  // flow's rate over the NIC's, so a fixed 100 Gbit/s NIC would train shares of -0.42 and
+  // below only, and a 24 Gbit/s bottleneck (-0.26) would lie outside what the policy saw.
+  const double fastest = static_cast<double>(std::max(p.rate_bps, p.step_rate_bps));
+  p.nic_bps = static_cast<std::uint64_t>(fastest * std::exp2(4 * rng.uniform()) / 1e6 + 1) * 1'000'000;
   const double bdp = static_cast<double>(p.rate_bps) / 8 * std::chrono::duration<double>(p.rtt).count();
   p.buffer_bytes =
       std::max<std::uint64_t>(static_cast<std::uint64_t>(bdp * (0.5 + 1.5 * rng.uniform())), 1 << 20);
@@ -86,8 +91,8 @@ nlohmann::json episode_scenario(const TrainPath& p, const std::string& cc, const
           {"seed", seed},
           {"topology",
            {{"regions",
-             {{{"name", "a"}, {"hosts", p.flows}, {"nic_rate", "100Gbit"}},
-              {{"name", "b"}, {"hosts", p.flows}, {"nic_rate", "100Gbit"}}}},
+             {{{"name", "a"}, {"hosts", p.flows}, {"nic_rate", std::to_string(p.nic_bps) + "bit"}},
+              {{"name", "b"}, {"hosts", p.flows}, {"nic_rate", std::to_string(p.nic_bps) + "bit"}}}},
             {"wan", {wan}}}},
           {"workload", {{"kind", "flows"}, {"duration", ms(p.duration)}, {"flows", flows}}},
           {"transport", transport}};
@@ -369,7 +374,7 @@ cc::LearnedPolicy train(const TrainOptions& o) {
       {"paths",
        "RTT 5-300 ms and 0.1-10 Gbit/s log-uniform; loss 0 or U(0, 2 %); jitter up to 5 % of "
        "the one-way delay on 1/3; a x0.5 or x2 capacity step at mid-run on 1/3; a second "
-       "flow from 1/4 of the run on 1/3; buffer 0.5-2 BDP; 40 RTTs within 2-6 s; MTU 9000"}};
+       "flow from 1/4 of the run on 1/3; buffer 0.5-2 BDP; 40 RTTs within 2-6 s; NIC 1-16x the bottleneck; MTU 9000"}};
   return theta;
 }
 

@@ -34,12 +34,14 @@ struct TrainPath {
   int flows = 1;                   // 1, or 2 (the second starting at `second_start`)
   Duration second_start{0};
   Duration duration{0};
+  std::uint64_t nic_bps = 100'000'000'000;  // both hosts' NIC: the learned controller's line rate
 };
 
 // The training distribution: RTT 5-300 ms and rate 0.1-10 Gbit/s (log-uniform), loss 0 (half
 // the paths) or up to 2 %, jitter up to 5 % of the one-way delay on a third, a capacity step
 // (x 0.5 or x 2 at mid-run) on a third, a competing flow on a third, a buffer of 0.5-2 BDP,
-// 40 RTTs long within [2 s, 6 s].
+// 40 RTTs long within [2 s, 6 s], NICs 1-16x the faster of the bottleneck's rates (so the
+// policy's rate-share feature covers the shares a flow meets on paths faster than 10 Gbit/s).
 TrainPath sample_path(Rng& rng);
 
 // The scenario of an episode with controller `cc` (and its params) on `path`.
