@@ -270,8 +270,8 @@ class Learned final : public CongestionControl {
     // The interval's least RTT, not its mean: a host's scheduling and a path's jitter only add
     // to a sample, so the least of an interval's samples is its queue as the packets saw it
     // (Copa, NSDI 2018, takes its standing RTT the same way).
-    const double least = interval_min_rtt_ > 0 ? interval_min_rtt_
-                                               : std::chrono::duration<double>(rtt_.srtt()).count();
+    const double least =
+        interval_min_rtt_ > 0 ? interval_min_rtt_ : std::chrono::duration<double>(rtt_.srtt()).count();
     const double prev = prev_least_ > 0 ? prev_least_ : least;
     const double acked = static_cast<double>(std::max<std::uint64_t>(acked_, 1));
     const float f[LearnedPolicy::kFeatures] = {

@@ -374,7 +374,8 @@ cc::LearnedPolicy train(const TrainOptions& o) {
       {"paths",
        "RTT 5-300 ms and 0.1-10 Gbit/s log-uniform; loss 0 or U(0, 2 %); jitter up to 5 % of "
        "the one-way delay on 1/3; a x0.5 or x2 capacity step at mid-run on 1/3; a second "
-       "flow from 1/4 of the run on 1/3; buffer 0.5-2 BDP; 40 RTTs within 2-6 s; NIC 1-16x the bottleneck; MTU 9000"}};
+       "flow from 1/4 of the run on 1/3; buffer 0.5-2 BDP; 40 RTTs within 2-6 s; NIC 1-16x the bottleneck; "
+       "MTU 9000"}};
   return theta;
 }
 
