@@ -13,6 +13,7 @@
 #include "harness/cli/cli.h"
 #include "harness/cli/commands.h"
 #include "harness/train/trainer.h"
+#include "reports/evaluation_html.h"
 
 namespace gw {
 
@@ -20,7 +21,7 @@ namespace po = boost::program_options;
 
 namespace {
 
-int evaluate_policy(const std::string& file, const std::string& out, int jobs) {
+int evaluate_policy(const std::string& file, const std::string& out, const std::string& html, int jobs) {
   const nlohmann::json doc = read_json_file(file);
   std::uint32_t id = 0;
   try {
@@ -38,12 +39,13 @@ int evaluate_policy(const std::string& file, const std::string& out, int jobs) {
                 r["queue_p99_ns"].get<double>() / 1e6, r["congestion_loss"].get<double>(),
                 r["jain"].get<double>(), r["reward"].get<double>());
   }
+  const nlohmann::json evaluation = {
+      {"policy", file}, {"weights_fnv1a64", doc.value("weights_fnv1a64", "")}, {"rows", rows}};
   if (!out.empty()) {
-    write_text_file_atomically(out, nlohmann::json{{"policy", file},
-                                                   {"weights_fnv1a64", doc.value("weights_fnv1a64", "")},
-                                                   {"rows", rows}}
-                                            .dump(1) +
-                                        "\n");
+    write_text_file_atomically(out, evaluation.dump(1) + "\n");
+  }
+  if (!html.empty()) {
+    write_text_file_atomically(html, reports::write_evaluation_html(evaluation));
   }
   return kExitOk;
 }
@@ -53,7 +55,7 @@ int evaluate_policy(const std::string& file, const std::string& out, int jobs) {
 int cmd_train(const Args& args) {
   po::options_description opts(
       "gradwall train --out POLICY.json [options]\ngradwall train --evaluate POLICY.json [--out "
-      "EVAL.json]\n\nLearns a pacing policy for `transport.cc: \"learned\"` "
+      "EVAL.json] [--html EVAL.html]\n\nLearns a pacing policy for `transport.cc: \"learned\"` "
       "in the simulator: evolution strategies over\nrandom paths (RTT 5-300 ms, 0.1-10 Gbit/s, loss, jitter, "
       "capacity steps, a competing flow;\ndocs/cc.md \"learned\"). The same seed gives the same weights, "
       "whatever "
@@ -61,6 +63,7 @@ int cmd_train(const Args& args) {
       "Gbit/s step,\n150 ms RTT with 1 % loss, two flows) and prints the table.\nOptions");
   std::string evaluate_file;
   std::string out;
+  std::string html;
   train::TrainOptions o;
   std::string seed_text = "1";
   o.jobs = static_cast<int>(std::max(1U, std::thread::hardware_concurrency()));
@@ -74,7 +77,8 @@ int cmd_train(const Args& args) {
                                          "random paths per generation")(
       "sigma", po::value<double>(&o.sigma)->default_value(o.sigma), "perturbation scale")(
       "learning-rate", po::value<double>(&o.learning_rate)->default_value(o.learning_rate), "step size")(
-      "evaluate", po::value<std::string>(&evaluate_file), "a policy file to score on the held-out paths");
+      "evaluate", po::value<std::string>(&evaluate_file), "a policy file to score on the held-out paths")(
+      "html", po::value<std::string>(&html), "with --evaluate: also write the comparison as an HTML page");
   po::variables_map vm;
   po::store(po::command_line_parser(args).options(opts).run(), vm);
   if (vm.count("help")) {
@@ -83,7 +87,10 @@ int cmd_train(const Args& args) {
   }
   po::notify(vm);
   if (!evaluate_file.empty()) {
-    return evaluate_policy(evaluate_file, out, o.jobs);
+    return evaluate_policy(evaluate_file, out, html, o.jobs);
+  }
+  if (!html.empty()) {
+    throw InputError("--html", "", "only with --evaluate");
   }
   if (out.empty()) {
     throw InputError("gradwall train", "", "give --out POLICY.json");

@@ -215,6 +215,7 @@ nlohmann::json evaluate(std::uint32_t policy_id, const std::vector<std::string>&
     const EpisodeScore& s = scores[i];
     rows.push_back({{"path", paths[i / ccs.size()].name},
                     {"cc", ccs[i % ccs.size()]},
+                    {"flows", paths[i / ccs.size()].path.flows},
                     {"utilization", s.utilization},
                     {"queue_p99_ns", s.queue_p99_ns},
                     {"congestion_loss", s.congestion_loss},
