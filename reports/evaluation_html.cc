@@ -1,7 +1,5 @@
 #include "reports/evaluation_html.h"
 
-#include <cstdio>
-#include <map>
 #include <sstream>
 #include <vector>
 
@@ -16,9 +14,7 @@ namespace {
 using nlohmann::json;
 
 std::string ratio_text(double r) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%.2fx", r);
-  return b;
+  return fixed(json(r), 2) + "x";
 }
 
 std::string cell(bool pass, const std::string& text) {

@@ -82,6 +82,7 @@ nlohmann::json episode_scenario(const TrainPath& p, const std::string& cc, const
   if (p.flows == 2) {
     flows.push_back({{"from", "a"}, {"to", "b"}, {"count", 1}, {"start", ms(p.second_start)}});
   }
+  const std::string nic = std::to_string(p.nic_bps) + "bit";
   nlohmann::json transport = {{"cc", cc}, {"mtu", 9000}};
   if (!cc_params.empty()) {
     transport["cc_params"] = cc_params;
@@ -91,8 +92,8 @@ nlohmann::json episode_scenario(const TrainPath& p, const std::string& cc, const
           {"seed", seed},
           {"topology",
            {{"regions",
-             {{{"name", "a"}, {"hosts", p.flows}, {"nic_rate", std::to_string(p.nic_bps) + "bit"}},
-              {{"name", "b"}, {"hosts", p.flows}, {"nic_rate", std::to_string(p.nic_bps) + "bit"}}}},
+             {{{"name", "a"}, {"hosts", p.flows}, {"nic_rate", nic}},
+              {{"name", "b"}, {"hosts", p.flows}, {"nic_rate", nic}}}},
             {"wan", {wan}}}},
           {"workload", {{"kind", "flows"}, {"duration", ms(p.duration)}, {"flows", flows}}},
           {"transport", transport}};
