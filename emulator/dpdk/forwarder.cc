@@ -24,6 +24,7 @@
 #include "core/errors.h"
 #include "emulator/dpdk/capture.h"
 #include "emulator/dpdk/exchange.h"
+#include "emulator/dpdk/frame_store.h"
 #include "emulator/dpdk/int_stamp.h"
 #include "emulator/dpdk/mbuf_frame.h"
 #include "emulator/engine/engine.h"
@@ -50,8 +51,19 @@ class TscClock {
   std::uint64_t hz_;
 };
 
-rte_mbuf* mbuf_of(const Packet& p) {
-  return reinterpret_cast<rte_mbuf*>(p.handle);
+// A packet's handle: its mbuf's address, or, for a small frame held as a copy (FrameStore),
+// the slot shifted left with the low bit set (an mbuf is cache-line aligned: never odd).
+bool is_copy(std::uint64_t h) {
+  return (h & 1U) != 0;
+}
+std::uint32_t slot_of(std::uint64_t h) {
+  return static_cast<std::uint32_t>(h >> 1);
+}
+std::uint64_t copy_handle(std::uint32_t slot) {
+  return (std::uint64_t{slot} << 1) | 1U;
+}
+rte_mbuf* mbuf_of(std::uint64_t h) {
+  return reinterpret_cast<rte_mbuf*>(h);
 }
 
 std::span<std::uint8_t> first_segment(rte_mbuf* m) {
@@ -104,7 +116,8 @@ class TxSink final : public PacketSink {
         int_dscp_(o.int_dscp),
         capture_(capture),
         wall_start_ns_(wall_start_ns),
-        clock_(clock) {
+        clock_(clock),
+        store_(o.copy_slots) {
     fifo_.resize(1024);
   }
 
@@ -121,16 +134,36 @@ class TxSink final : public PacketSink {
       return;
     }
     touch(n.packet, sizeof(Packet));
-    const rte_mbuf* m = mbuf_of(*n.packet);
-    touch(m, 2 * RTE_CACHE_LINE_SIZE);
-    touch(rte_pktmbuf_mtod(m, const void*), RTE_CACHE_LINE_SIZE);
+    if (is_copy(n.packet->handle)) {
+      touch(store_.data(slot_of(n.packet->handle)), RTE_CACHE_LINE_SIZE);
+    } else {
+      const rte_mbuf* m = mbuf_of(n.packet->handle);
+      touch(m, 2 * RTE_CACHE_LINE_SIZE);
+      touch(rte_pktmbuf_mtod(m, const void*), RTE_CACHE_LINE_SIZE);
+    }
     touch(&fifo_[tail_ & (fifo_.size() - 1)], sizeof(Due));
     touch(this, sizeof(*this));
     touch(&s_, sizeof(s_));  // the counters a release adds to (the classes vector is not)
   }
 
-  void begin_push(rte_mbuf* m) {
-    pushing_ = m;
+  // The handle a frame entering the engine gets: a copy in the store (its mbuf freed at once)
+  // when it is small, in one segment and the store has room, else its mbuf (FrameStore).
+  std::uint64_t keep(rte_mbuf* m) {
+    const std::uint32_t len = rte_pktmbuf_pkt_len(m);
+    if (len <= FrameStore::kSlotBytes && m->nb_segs == 1 &&
+        (m->ol_flags & (RTE_MBUF_F_RX_VLAN_STRIPPED | RTE_MBUF_F_RX_QINQ_STRIPPED)) == 0) {
+      const std::uint32_t slot = store_.put(rte_pktmbuf_mtod(m, const void*), len);
+      if (slot != FrameStore::kNone) {
+        rte_pktmbuf_free(m);
+        ++s_.held_as_copies;
+        return copy_handle(slot);
+      }
+    }
+    return reinterpret_cast<std::uint64_t>(m);
+  }
+
+  void begin_push(std::uint64_t handle) {
+    pushing_ = handle;
     copies_ = 0;
   }
 
@@ -149,10 +182,14 @@ class TxSink final : public PacketSink {
   void end_push() {
     const std::uint64_t copies = copies_;
     if (copies > 0) {
-      rte_mbuf_refcnt_update(pushing_, static_cast<std::int16_t>(copies));
+      if (is_copy(pushing_)) {
+        store_.add_refs(slot_of(pushing_), static_cast<std::uint32_t>(copies));
+      } else {
+        rte_mbuf_refcnt_update(mbuf_of(pushing_), static_cast<std::int16_t>(copies));
+      }
       s_.duplicates += copies;
     }
-    pushing_ = nullptr;
+    pushing_ = 0;
     for (Deferred& d : deferred_) {
       if (d.drop) {
         dropped(std::move(d.p), d.cause);
@@ -173,13 +210,13 @@ class TxSink final : public PacketSink {
         prefetch_record(n.packet);
       }
     }
-    rte_mbuf* m = mbuf_of(p);
-    if (m == pushing_) {
+    std::uint64_t h = p.handle;
+    if (h == pushing_) {
       deferred_.push_back({std::move(p), false, DropCause::kCount});
       return;
     }
     if (shutting_down_) {
-      rte_pktmbuf_free(m);
+      free_handle(h);
       int_stacks_.give(p.telemetry);
       ++s_.dropped[static_cast<std::size_t>(DropCause::kShutdown)];
       return;
@@ -187,29 +224,29 @@ class TxSink final : public PacketSink {
     if (p.telemetry != nullptr) {
       // The stack is not kept past this call: stamp now (rare: INT profiles).
       if (p.telemetry->hops > 0) {
-        m = private_mbuf(m);
+        rte_mbuf* m = own_mbuf(h);
         if (m != nullptr) {
           stamp(m, *p.telemetry);
         }
+        h = reinterpret_cast<std::uint64_t>(m);
       }
       int_stacks_.give(p.telemetry);
-      if (m == nullptr) {
+      if (h == 0) {
         return;
       }
     }
     if (tail_ - head_ == fifo_.size()) {
       grow();
     }
-    fifo_[tail_++ & (fifo_.size() - 1)] = {p.time, p.arrival, m, p.corrupt_bit, p.ce_marked};
+    fifo_[tail_++ & (fifo_.size() - 1)] = {p.time, p.arrival, h, p.corrupt_bit, p.ce_marked};
   }
 
   void dropped(Packet&& p, DropCause cause) override {
-    rte_mbuf* m = mbuf_of(p);
-    if (m == pushing_) {
+    if (p.handle == pushing_) {
       deferred_.push_back({std::move(p), true, cause});
       return;
     }
-    rte_pktmbuf_free(m);
+    free_handle(p.handle);
     int_stacks_.give(p.telemetry);
     ++s_.dropped[static_cast<std::size_t>(cause)];
   }
@@ -225,8 +262,12 @@ class TxSink final : public PacketSink {
       std::array<const Due*, kBurst> due{};
       while (n < kBurst && head_ + n != tail_ && at(head_ + n).time <= now) {
         due[n] = &at(head_ + n);
-        rte_mbuf_prefetch_part1(due[n]->m);
-        rte_mbuf_prefetch_part2(due[n]->m);
+        if (is_copy(due[n]->h)) {
+          store_.prefetch(slot_of(due[n]->h));
+        } else {
+          rte_mbuf_prefetch_part1(mbuf_of(due[n]->h));
+          rte_mbuf_prefetch_part2(mbuf_of(due[n]->h));
+        }
         ++n;
       }
       std::array<rte_mbuf*, kBurst> burst{};
@@ -270,7 +311,7 @@ class TxSink final : public PacketSink {
   void shut_down() {
     shutting_down_ = true;
     for (; head_ != tail_; ++head_) {
-      rte_pktmbuf_free(at(head_).m);
+      free_handle(at(head_).h);
       ++s_.dropped[static_cast<std::size_t>(DropCause::kShutdown)];
     }
   }
@@ -283,7 +324,7 @@ class TxSink final : public PacketSink {
   struct Due {
     Instant time;     // intended release
     Instant arrival;  // when it entered the engine
-    rte_mbuf* m;
+    std::uint64_t h;  // the frame: an mbuf or a copy (is_copy)
     std::uint32_t corrupt_bit;
     bool ce;
   };
@@ -344,9 +385,40 @@ class TxSink final : public PacketSink {
     return copy;
   }
 
+  // Gives back a frame that is not sent: its mbuf's reference, or its copy's.
+  void free_handle(std::uint64_t h) {
+    if (is_copy(h)) {
+      store_.release(slot_of(h));
+    } else {
+      rte_pktmbuf_free(mbuf_of(h));
+    }
+  }
+
+  // An mbuf this packet alone holds, with the frame's bytes: for a copy a fresh one from the
+  // pool (warm: the lcore's mempool cache gives back what was freed last), the copy's reference
+  // given back; else private_mbuf(). Null when the pool had none (counted).
+  rte_mbuf* own_mbuf(std::uint64_t h) {
+    if (!is_copy(h)) {
+      return private_mbuf(mbuf_of(h));
+    }
+    const std::uint32_t slot = slot_of(h);
+    rte_mbuf* m = rte_pktmbuf_alloc(pool_);
+    if (m != nullptr) {
+      const auto len = static_cast<std::uint16_t>(store_.length(slot));
+      std::memcpy(rte_pktmbuf_mtod(m, void*), store_.data(slot), len);
+      m->data_len = len;
+      m->pkt_len = len;
+      m->port = ingress_;
+    } else {
+      ++s_.no_mbuf;
+    }
+    store_.release(slot);
+    return m;
+  }
+
   // The mbuf to send for `d` with its changes applied; null when it could not be copied.
   rte_mbuf* prepare(const Due& d) {
-    rte_mbuf* m = private_mbuf(d.m);
+    rte_mbuf* m = own_mbuf(d.h);
     if (m == nullptr) {
       return nullptr;
     }
@@ -403,11 +475,12 @@ class TxSink final : public PacketSink {
   const TscClock& clock_;
   const DirectionEngine* engine_ = nullptr;
   std::int64_t current_delay_ns_ = 0;
-  rte_mbuf* pushing_ = nullptr;
-  std::uint64_t copies_ = 0;  // made of pushing_ so far
+  std::uint64_t pushing_ = 0;  // the handle of the frame being pushed
+  std::uint64_t copies_ = 0;   // made of pushing_ so far
   std::vector<Deferred> deferred_;
   IntPool int_stacks_;     // the telemetry stacks of frames in the engine (INT profiles only)
   std::vector<Due> fifo_;  // ring, size a power of two; [head_, tail_) wait, in release order
+  FrameStore store_;       // small frames held as copies
   std::size_t head_ = 0;
   std::size_t tail_ = 0;
   bool shutting_down_ = false;
@@ -520,8 +593,9 @@ struct Lane {
       rte_mbuf* m = burst[i];
       ++stats.received;
       stats.received_bytes += rte_pktmbuf_pkt_len(m);
-      sink.begin_push(m);
       Packet p = packet_of(m, now, stats);
+      p.handle = sink.keep(m);
+      sink.begin_push(p.handle);
       if (int_on) {
         p.telemetry = sink.int_stack();
       }

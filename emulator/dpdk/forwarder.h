@@ -27,8 +27,11 @@ class CaptureRing;
 struct ForwarderOptions {
   std::uint16_t port_a = 0;  // faces side A: its rx feeds a_to_b, its tx sends b_to_a
   std::uint16_t port_b = 1;
-  rte_mempool* pool = nullptr;  // for the private copies of duplicated frames
-  Duration duration{0};         // stop by itself after this long; 0 = only on `stop`
+  rte_mempool* pool = nullptr;  // for the private copies of duplicated frames and held copies
+  // Per direction, room for this many small frames (<= 128 bytes) held as copies, their mbufs
+  // freed on entry (frame_store.h); 0 = every frame is held in its mbuf.
+  std::size_t copy_slots = 0;
+  Duration duration{0};  // stop by itself after this long; 0 = only on `stop`
   // After stop: rx ends, what is held keeps being sent at its release time for up to this
   // long; what is still held then is freed and counted as DropCause::kShutdown.
   Duration drain{std::chrono::milliseconds(500)};

@@ -98,6 +98,7 @@ nlohmann::json to_json(const DirectionStats& s) {
             {"malformed", s.int_malformed},
             {"no_room", s.int_no_room}}},
           {"multi_segment_frames", s.multi_segment},
+          {"held_as_copies", s.held_as_copies},
           {"delay_error", to_json(s.delay_error)},
           {"classes", classes},
           {"balanced", s.accounting_error().empty()}};

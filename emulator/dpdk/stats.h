@@ -65,18 +65,19 @@ struct DirectionStats {
   // Engine drop causes; kShutdown = held when the drain window after stop ran out.
   std::array<std::uint64_t, static_cast<std::size_t>(DropCause::kCount)> dropped{};
   std::uint64_t tx_full = 0;  // the egress tx queue refused the frame
-  std::uint64_t no_mbuf = 0;  // no mbuf left for the private copy of a duplicated frame
+  std::uint64_t no_mbuf = 0;  // no mbuf left for a duplicate's private copy or a held copy's release
   std::uint64_t held = 0;
   std::uint64_t marked_ce = 0;  // CE applied to the bytes
   std::uint64_t corrupted = 0;  // a bit flipped in the bytes
   // INT stamping into the bytes (int_stamp.h), for frames the engine stamped telemetry on:
-  std::uint64_t int_stamped = 0;    // hop entries inserted
-  std::uint64_t int_exceeded = 0;   // remaining hop count was 0: E bit set
-  std::uint64_t int_malformed = 0;  // INT DSCP but no valid INT-MD v2 shim/header
-  std::uint64_t int_no_room = 0;    // no headroom (or length field room) for the entries
-  std::uint64_t multi_segment = 0;  // frames received in chained mbufs (headers read across)
-  DelayErrorHistogram delay_error;  // one sample per frame sent
-  std::vector<ClassStats> classes;  // the engine's per-class counters (filled when published)
+  std::uint64_t int_stamped = 0;     // hop entries inserted
+  std::uint64_t int_exceeded = 0;    // remaining hop count was 0: E bit set
+  std::uint64_t int_malformed = 0;   // INT DSCP but no valid INT-MD v2 shim/header
+  std::uint64_t int_no_room = 0;     // no headroom (or length field room) for the entries
+  std::uint64_t multi_segment = 0;   // frames received in chained mbufs (headers read across)
+  std::uint64_t held_as_copies = 0;  // small frames held as copies, their mbufs freed on entry
+  DelayErrorHistogram delay_error;   // one sample per frame sent
+  std::vector<ClassStats> classes;   // the engine's per-class counters (filled when published)
 
   std::uint64_t dropped_total() const;
   // Empty when received + duplicates = sent + dropped + held, else what is off.

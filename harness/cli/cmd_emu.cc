@@ -203,7 +203,8 @@ struct EmuRequest {
   double capture_max_mb = 100;
   unsigned idle_sleep_us = 100;
   unsigned publish_ms = 100;
-  std::uint32_t mbufs = 0;  // 0: sized from the profile
+  std::uint32_t mbufs = 0;                  // 0: sized from the profile
+  std::optional<std::uint32_t> copy_slots;  // unset: the pool's size
   std::uint32_t max_frame_bytes = 2048;
   unsigned int_dscp = kIntDefaultDscp;
   int rt_priority = 0;
@@ -262,6 +263,10 @@ po::options_description emu_options(EmuRequest& r) {
       "mbufs", po::value<std::uint32_t>(&r.mbufs),
       "mbufs in the pool, instead of the size worked out from the profile (rate x longest hold "
       "+ queue limits, full-size frames; docs/guide/emu.md); each takes ~2.3 KiB of EAL memory")(
+      "copy-slots", po::value<std::uint32_t>(),
+      "per direction, hold up to N small frames (<= 128 B) as copies and free their mbufs on entry "
+      "(faster at small frames: docs/guide/emu.md); 0 = hold every frame in its mbuf; default: the "
+      "pool's mbuf count")(
       "max-frame-bytes", po::value<std::uint32_t>(&r.max_frame_bytes)->default_value(r.max_frame_bytes),
       "largest frame one mbuf holds (data room = this + 128 B headroom); jumbo frames: 9018, or with "
       "af_packet framesz=F at least F - 32 (e.g. 10240 for framesz=10240); over 1518 the ports are asked "
@@ -351,6 +356,9 @@ std::optional<EmuRequest> parse_request(const Args& args) {
     throw InputError("--rt-priority", "", "must be in [1, 99], got " + std::to_string(r.rt_priority));
   }
   r.busy_poll = vm.count("busy-poll") > 0;
+  if (vm.count("copy-slots")) {
+    r.copy_slots = vm["copy-slots"].as<std::uint32_t>();
+  }
   check_ranges(r);
   check_listen_addresses(r, vm.count("control-allow-remote") > 0);
   return r;
@@ -473,6 +481,7 @@ int cmd_emu(const Args& args) {
   fo.port_a = ids.a;
   fo.port_b = ids.b;
   fo.pool = pool.get();
+  fo.copy_slots = r->copy_slots.value_or(plan.mbufs);
 
   Exchange exchange;
   fo.exchange = &exchange;
