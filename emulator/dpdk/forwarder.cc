@@ -80,14 +80,6 @@ void touch(const void* p, std::size_t bytes) {
   (void)b[bytes - 1];
 }
 
-void prefetch_record(const Packet* p) {
-  const auto* b = reinterpret_cast<const char*>(p);
-  for (std::size_t i = 0; i < sizeof(Packet); i += RTE_CACHE_LINE_SIZE) {
-    rte_prefetch0(b + i);
-  }
-  rte_prefetch0(b + sizeof(Packet) - 1);
-}
-
 // One direction's output: takes what the engine releases and sends it on the egress port.
 //
 // The engine releases a frame only when it is due (PacketSink::deliver is called from
@@ -201,15 +193,8 @@ class TxSink final : public PacketSink {
   }
 
   void deliver(Packet&& p) override {
-    // The engine hands frames over in release order and keeps each record where it held it
-    // (DelayStage::release_until): the record of the frame after this one (cold: it arrived
-    // a delay ago) is fetched while this one is handled, so the two misses overlap.
-    if (engine_ != nullptr) {
-      const NextRelease n = engine_->peek_next();
-      if (n.packet != nullptr && n.packet != &p) {
-        prefetch_record(n.packet);
-      }
-    }
+    // The engine's record of the frames after this one is already on its way: the delay stage
+    // prefetches its ring ahead of what it releases (DelayStage::release_until).
     std::uint64_t h = p.handle;
     if (h == pushing_) {
       deferred_.push_back({std::move(p), false, DropCause::kCount});
@@ -259,11 +244,13 @@ class TxSink final : public PacketSink {
   void transmit_due(Instant now) {
     while (head_ != tail_ && at(head_).time <= now) {
       std::uint16_t n = 0;
+      std::uint16_t copies = 0;
       std::array<const Due*, kBurst> due{};
       while (n < kBurst && head_ + n != tail_ && at(head_ + n).time <= now) {
         due[n] = &at(head_ + n);
         if (is_copy(due[n]->h)) {
           store_.prefetch(slot_of(due[n]->h));
+          ++copies;
         } else {
           rte_mbuf_prefetch_part1(mbuf_of(due[n]->h));
           rte_mbuf_prefetch_part2(mbuf_of(due[n]->h));
@@ -273,9 +260,19 @@ class TxSink final : public PacketSink {
       std::array<rte_mbuf*, kBurst> burst{};
       std::array<std::uint32_t, kBurst> bytes{};
       std::array<Instant, kBurst> intended{};
+      // The copies' fresh mbufs in one call (one at a time in own_mbuf() if the pool is short).
+      std::array<rte_mbuf*, kBurst> fresh{};
+      std::uint16_t fresh_left = 0;
+      if (copies > 0 && rte_pktmbuf_alloc_bulk(pool_, fresh.data(), copies) == 0) {
+        fresh_left = copies;
+      }
       std::uint16_t ready = 0;
       for (std::uint16_t i = 0; i < n; ++i) {
-        rte_mbuf* m = prepare(*due[i]);
+        rte_mbuf* spare = nullptr;
+        if (fresh_left > 0 && is_copy(due[i]->h)) {
+          spare = fresh[--fresh_left];
+        }
+        rte_mbuf* m = prepare(*due[i], spare);
         if (m != nullptr) {
           rte_prefetch0(rte_pktmbuf_mtod(m, void*));
           burst[ready] = m;
@@ -397,12 +394,13 @@ class TxSink final : public PacketSink {
   // An mbuf this packet alone holds, with the frame's bytes: for a copy a fresh one from the
   // pool (warm: the lcore's mempool cache gives back what was freed last), the copy's reference
   // given back; else private_mbuf(). Null when the pool had none (counted).
-  rte_mbuf* own_mbuf(std::uint64_t h) {
+  // `fresh`: an mbuf already taken from the pool for a copy (null: take one here).
+  rte_mbuf* own_mbuf(std::uint64_t h, rte_mbuf* fresh = nullptr) {
     if (!is_copy(h)) {
       return private_mbuf(mbuf_of(h));
     }
     const std::uint32_t slot = slot_of(h);
-    rte_mbuf* m = rte_pktmbuf_alloc(pool_);
+    rte_mbuf* m = fresh != nullptr ? fresh : rte_pktmbuf_alloc(pool_);
     if (m != nullptr) {
       const auto len = static_cast<std::uint16_t>(store_.length(slot));
       std::memcpy(rte_pktmbuf_mtod(m, void*), store_.data(slot), len);
@@ -417,8 +415,8 @@ class TxSink final : public PacketSink {
   }
 
   // The mbuf to send for `d` with its changes applied; null when it could not be copied.
-  rte_mbuf* prepare(const Due& d) {
-    rte_mbuf* m = own_mbuf(d.h);
+  rte_mbuf* prepare(const Due& d, rte_mbuf* fresh) {
+    rte_mbuf* m = own_mbuf(d.h, fresh);
     if (m == nullptr) {
       return nullptr;
     }

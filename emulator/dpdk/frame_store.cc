@@ -6,9 +6,6 @@
 #include <cstring>
 #include <new>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 namespace gw {
 
@@ -51,19 +48,7 @@ std::uint32_t FrameStore::put(const void* src, std::size_t len) {
   ++tail_;
   meta_[s] = {static_cast<std::uint16_t>(len), 1};
   std::uint8_t* dst = base_ + static_cast<std::size_t>(s) * kSlotBytes;
-#if defined(__SSE2__)
-  // Whole 16-byte chunks from a staging copy (the source may end anywhere), written past the
-  // caches: the line is not read first, and the copy does not push hot lines out.
-  alignas(16) std::uint8_t stage[kSlotBytes];
-  std::memset(stage + (len & ~std::size_t{15}), 0, len % 16 == 0 ? 0 : 16);  // the last chunk's tail
-  std::memcpy(stage, src, len);
-  for (std::size_t i = 0; i < len; i += 16) {
-    _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i),
-                     _mm_load_si128(reinterpret_cast<const __m128i*>(stage + i)));
-  }
-#else
   std::memcpy(dst, src, len);
-#endif
   return s;
 }
 
