@@ -6,7 +6,6 @@
 #include <cstring>
 #include <new>
 
-
 namespace gw {
 
 FrameStore::FrameStore(std::size_t slots) {

@@ -147,13 +147,14 @@ class DelayStage final : public Stage {
   // kPrefetchAhead places on is fetched ahead (both lines; a hint, never a fault): ~4 packets
   // is a few hundred ns at the rates where the ring outgrows the caches, a memory latency.
   static constexpr std::size_t kPrefetchAhead = 4;
-  static void prefetch_record(const InOrder* r) {
+  static void prefetch_record(const void* r) {
     __builtin_prefetch(r, 1);
-    __builtin_prefetch(reinterpret_cast<const char*>(r) + 64, 1);
+    __builtin_prefetch(static_cast<const char*>(r) + 64, 1);
   }
   Ring<InOrder> in_order_;
   std::vector<Packet> slots_;  // packets in overtaken_, by Held::slot
   std::vector<std::uint32_t> free_slots_;
+  std::uint64_t prefetched_bucket_ = 0;  // overtaken_->buckets_sorted() when slots were prefetched
   std::uint64_t held_bytes_ = 0;
 };
 
@@ -192,6 +193,14 @@ void DelayStage::release_until(Instant now, F&& f) {
       in_order_.pop_discard();
     } else {
       const Held h = overtaken_->top();
+      if (overtaken_->buckets_sorted() != prefetched_bucket_) [[unlikely]] {
+        // A new earliest bucket: its packets (scattered in slots_, cold) leave next, so their
+        // misses overlap instead of coming one per release.
+        prefetched_bucket_ = overtaken_->buckets_sorted();
+        for (const Held& e : overtaken_->sorted_bucket()) {
+          prefetch_record(&slots_[e.slot]);
+        }
+      }
       overtaken_->pop();
       Packet& p = slots_[h.slot];
       held_bytes_ -= p.size_bytes;

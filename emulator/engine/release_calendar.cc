@@ -43,6 +43,7 @@ const Release& ReleaseCalendar::find_top() {
   occupied_[pos / 64] &= ~(std::uint64_t{1} << (pos % 64));
   std::sort(current_.begin(), current_.end(), later);
   sorted_ = b;
+  ++buckets_sorted_;
   return current_.back();
 }
 

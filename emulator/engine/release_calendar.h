@@ -44,6 +44,11 @@ class ReleaseCalendar {
     return find_top();
   }
   void pop();
+  // The entries of the earliest bucket, once top() found it (latest first, top() last), and how
+  // many buckets top() has sorted so far: an owner can prefetch what the next few pops release
+  // when this count moves.
+  const std::vector<Release>& sorted_bucket() const { return current_; }
+  std::uint64_t buckets_sorted() const { return buckets_sorted_; }
 
  private:
   // A bucket's first kInline entries live in the bucket itself, two cache lines in one array
@@ -79,6 +84,7 @@ class ReleaseCalendar {
   // not known (current_ is then empty).
   std::int64_t sorted_ = -1;
   std::vector<Release> current_;
+  std::uint64_t buckets_sorted_ = 0;
   std::vector<Release> overflow_;  // heap (earliest on top) of entries beyond the horizon
 };
 
