@@ -3,9 +3,11 @@
 # on lcore 1, each lane's engine touched by its lcore only, both taking duplicates' copies from
 # the one mempool. Profile: 2 ms each way, 20 % duplicates each way. Traffic: iperf3 TCP both
 # ways at once (-P 2 forward and a reverse run), and pings.
-# Checks: stderr says b_to_a runs on lcore 1; both lanes received and duplicated (> 0); each
-# lane balances (received + duplicates = sent + dropped + held) and every mbuf is back in the
-# pool after both lcores stopped.
+# Checks: stderr says b_to_a runs on lcore 1; both lanes received and duplicated (> 0); both
+# held small frames (ACKs, pings) as copies (held_as_copies > 0: emulator/dpdk/frame_store.h,
+# duplicates sharing a copy) and full-size ones in their mbufs; each lane balances (received +
+# duplicates = sent + dropped + held) and every mbuf is back in the pool after both lcores
+# stopped.
 # Needs root (namespaces, af_packet), iperf3; skipped with exit 0 otherwise. Labels: cli;root.
 # Usage: emu_lcores.sh GRADWALL SOURCE_DIR   (how tests/CMakeLists.txt runs it)
 set -euo pipefail
@@ -52,5 +54,9 @@ run "$PY" -c 'import json; s=json.load(open("s.json")); print(*(s[d][k] for d in
 echo "a_to_b received, duplicates; b_to_a received, duplicates: $out"
 read -r _ ab_dup _ ba_dup <<<"$out"
 ((ab_dup > 0 && ba_dup > 0)) || fail "want duplicates in both lanes, got $ab_dup and $ba_dup"
+run "$PY" -c 'import json; s=json.load(open("s.json")); print(*(s[d]["held_as_copies"] for d in ("a_to_b", "b_to_a")))'
+echo "held as copies a_to_b, b_to_a: $out"
+read -r ab_copies ba_copies <<<"$out"
+((ab_copies > 0 && ba_copies > 0)) || fail "want small frames held as copies in both lanes, got $out"
 
 finish
