@@ -278,6 +278,10 @@ po::options_description emu_options(EmuRequest& r) {
   return opts;
 }
 
+// --copy-slots at most this: 8 GiB of 128-byte slots per direction (and a slot number never
+// reaches FrameStore::kNone).
+constexpr std::uint32_t kMaxCopySlots = 1U << 26;
+
 // Sizes and settings in their ranges.
 void check_ranges(const EmuRequest& r) {
   if (!(r.capture_max_mb > 0 && r.capture_max_mb <= 1e6)) {
@@ -289,6 +293,11 @@ void check_ranges(const EmuRequest& r) {
   if (r.max_frame_bytes < 1518 || r.max_frame_bytes > 65535 - 128) {
     throw InputError("--max-frame-bytes", "",
                      "must be in [1518, 65407], got " + std::to_string(r.max_frame_bytes));
+  }
+  if (r.copy_slots && *r.copy_slots > kMaxCopySlots) {
+    throw InputError("--copy-slots", "",
+                     "must be in [0, " + std::to_string(kMaxCopySlots) +
+                         "] (8 GiB of copies per direction), got " + std::to_string(*r.copy_slots));
   }
   if (r.int_dscp > 63) {
     throw InputError("--int-dscp", "", "must be a DSCP in [0, 63], got " + std::to_string(r.int_dscp));
@@ -481,7 +490,7 @@ int cmd_emu(const Args& args) {
   fo.port_a = ids.a;
   fo.port_b = ids.b;
   fo.pool = pool.get();
-  fo.copy_slots = r->copy_slots.value_or(plan.mbufs);
+  fo.copy_slots = r->copy_slots.value_or(std::min(plan.mbufs, kMaxCopySlots));
 
   Exchange exchange;
   fo.exchange = &exchange;

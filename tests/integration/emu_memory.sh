@@ -6,7 +6,8 @@
 #      caches (4544 on one lcore) = 167,094;
 #   2. with exactly the -m the message gave, it starts, forwards for 1 s and exits 0 with every
 #      mbuf back (so the advice is enough);
-#   3. --mbufs 8191 overrides the sizing: runs with -m 128, mempool size 8191.
+#   3. --mbufs 8191 overrides the sizing: runs with -m 128, mempool size 8191;
+#   4. --copy-slots past its bound (2^26) exits 2 naming the option, before DPDK starts.
 # No namespaces; needs root for DPDK's runtime folder; skipped with exit 0 otherwise.
 # Usage: emu_memory.sh GRADWALL SOURCE_DIR   (how tests/CMakeLists.txt runs it)
 set -euo pipefail
@@ -49,5 +50,9 @@ emu 128 --mbufs 8191
 ((rc == 0)) || fail "--mbufs 8191 with -m 128: exit $rc; $err"
 "$PY" -c 'import json; s=json.load(open("s.json")); assert s["mempool"]["size"] == 8191, s["mempool"]' ||
   fail "--mbufs 8191 not honoured"
+
+emu 128 --copy-slots 4294967295
+((rc == 2)) || fail "--copy-slots 4294967295: exit $rc, want 2"
+grep -q -- '--copy-slots.*must be in \[0, 67108864\]' <<<"$err" || fail "--copy-slots: want the bound named: $err"
 
 finish
