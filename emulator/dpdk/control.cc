@@ -17,6 +17,7 @@
 #include "core/http_request.h"
 #include "core/json_reader.h"
 #include "emulator/dpdk/exchange.h"
+#include "emulator/dpdk/forwarder.h"
 #include "emulator/engine/profile.h"
 
 namespace gw {
@@ -245,6 +246,7 @@ void ControlServer::handle(int fd) {
     // otherwise exhaust the control thread's stack) and out-of-range numbers are refused.
     const nlohmann::json doc = parse_json_strict(r.body, "POST /profile");
     profile = std::make_shared<const Profile>(parse_profile(doc, "POST /profile"));
+    check_queues_can_run(*profile, exchange_.queues(), "POST /profile");
   } catch (const nlohmann::json::exception& e) {
     respond(fd, 400, {{"error", std::string("POST /profile: not JSON: ") + e.what()}});
     return;

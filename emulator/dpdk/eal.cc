@@ -43,9 +43,17 @@ Eal::~Eal() {
   rte_eal_cleanup();
 }
 
-int first_worker_lcore() {
-  const unsigned id = rte_get_next_lcore(static_cast<unsigned>(-1), 1, 0);
-  return id < RTE_MAX_LCORE ? static_cast<int>(id) : -1;
+unsigned main_lcore() {
+  return rte_get_main_lcore();
+}
+
+std::vector<unsigned> worker_lcores() {
+  std::vector<unsigned> ids;
+  for (unsigned id = rte_get_next_lcore(static_cast<unsigned>(-1), 1, 0); id < RTE_MAX_LCORE;
+       id = rte_get_next_lcore(id, 1, 0)) {
+    ids.push_back(id);
+  }
+  return ids;
 }
 
 }  // namespace gw

@@ -24,7 +24,10 @@ class Eal {
   std::vector<char*> argv_;
 };
 
-// The first worker lcore the EAL was given (`-l 0,1` -> 1), or -1 when it has only the main one.
-int first_worker_lcore();
+// The worker lcores the EAL was given, in order (`-l 0-2` -> 1, 2); empty when it has only the
+// main one.
+std::vector<unsigned> worker_lcores();
+// The main lcore's id (`-l 2,3` -> 2).
+unsigned main_lcore();
 
 }  // namespace gw

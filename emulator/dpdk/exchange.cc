@@ -1,22 +1,41 @@
 #include "emulator/dpdk/exchange.h"
 
+#include <algorithm>
 #include <utility>
 
 namespace gw {
 
-void Exchange::publish(Direction d, const LaneSnapshot& s, bool wait) {
-  std::unique_lock<std::mutex> lock(snapshot_mutex_[index(d)], std::defer_lock);
+Exchange::Exchange(std::uint16_t queues)
+    : queues_(std::max<std::uint16_t>(queues, 1)),
+      snapshot_mutex_(2U * queues_),
+      snapshot_(2U * queues_),
+      applied_(2U * queues_) {}
+
+void Exchange::publish(Direction d, std::uint16_t queue, const LaneSnapshot& s, bool wait) {
+  std::unique_lock<std::mutex> lock(snapshot_mutex_[index(d, queue)], std::defer_lock);
   if (wait) {
     lock.lock();
   } else if (!lock.try_lock()) {
     return;
   }
-  snapshot_[index(d)] = s;
+  snapshot_[index(d, queue)] = s;
+}
+
+LaneSnapshot Exchange::read(Direction d, std::uint16_t queue) const {
+  const std::lock_guard<std::mutex> lock(snapshot_mutex_[index(d, queue)]);
+  return snapshot_[index(d, queue)];
 }
 
 LaneSnapshot Exchange::read(Direction d) const {
-  const std::lock_guard<std::mutex> lock(snapshot_mutex_[index(d)]);
-  return snapshot_[index(d)];
+  LaneSnapshot sum = read(d, 0);
+  for (std::uint16_t q = 1; q < queues_; ++q) {
+    const LaneSnapshot s = read(d, q);
+    sum.stats.add(s.stats);
+    sum.queue_bytes += s.queue_bytes;
+    sum.current_delay_ns = std::max(sum.current_delay_ns, s.current_delay_ns);
+    sum.profile_generation = std::min(sum.profile_generation, s.profile_generation);
+  }
+  return sum;
 }
 
 std::uint64_t Exchange::offer(std::shared_ptr<const Profile> p) {
@@ -33,8 +52,16 @@ std::shared_ptr<const Profile> Exchange::take(std::uint64_t* generation) const {
   return profile_;
 }
 
-void Exchange::acknowledge(Direction d, std::uint64_t generation) {
-  applied_[index(d)].store(generation, std::memory_order_release);
+void Exchange::acknowledge(Direction d, std::uint16_t queue, std::uint64_t generation) {
+  applied_[index(d, queue)].store(generation, std::memory_order_release);
+}
+
+std::uint64_t Exchange::applied(Direction d) const {
+  std::uint64_t g = UINT64_MAX;
+  for (std::uint16_t q = 0; q < queues_; ++q) {
+    g = std::min(g, applied_[index(d, q)].load(std::memory_order_acquire));
+  }
+  return g;
 }
 
 }  // namespace gw

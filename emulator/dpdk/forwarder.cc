@@ -99,11 +99,12 @@ void touch(const void* p, std::size_t bytes) {
 // of copies is known.
 class TxSink final : public PacketSink {
  public:
-  TxSink(DirectionStats& s, std::uint16_t ingress, std::uint16_t egress, const ForwarderOptions& o,
-         CaptureRing* capture, std::int64_t wall_start_ns, const TscClock& clock)
+  TxSink(DirectionStats& s, std::uint16_t ingress, std::uint16_t egress, std::uint16_t queue,
+         const ForwarderOptions& o, CaptureRing* capture, std::int64_t wall_start_ns, const TscClock& clock)
       : s_(s),
         ingress_(ingress),
         egress_(egress),
+        txq_(queue),
         pool_(o.pool),
         int_dscp_(o.int_dscp),
         capture_(capture),
@@ -352,7 +353,7 @@ class TxSink final : public PacketSink {
         capture_->stage(f.data(), static_cast<std::uint32_t>(f.size()), bytes[i], wall_start_ns_ + ns_of(t));
       }
     }
-    const std::uint16_t sent = rte_eth_tx_burst(egress_, 0, frames, n);
+    const std::uint16_t sent = rte_eth_tx_burst(egress_, txq_, frames, n);
     if (capture_ != nullptr) {
       capture_->commit(sent);
     }
@@ -466,6 +467,7 @@ class TxSink final : public PacketSink {
   DirectionStats& s_;
   std::uint16_t ingress_;
   std::uint16_t egress_;
+  std::uint16_t txq_;  // the egress port's tx queue: this lane's only
   rte_mempool* pool_;
   std::uint8_t int_dscp_;
   CaptureRing* capture_;
@@ -521,15 +523,18 @@ class NullSink final : public PacketSink {
   void dropped(Packet&& /*p*/, DropCause /*cause*/) override {}
 };
 
-// One direction: its ingress port, engine, sink and counters, touched by one lcore only.
+// One direction's share of one queue pair: rx queue `queue` of its ingress port, tx queue
+// `queue` of its egress port, its engine, sink and counters, touched by one lcore only.
 struct Lane {
-  Lane(const Profile& profile, Direction d, std::uint16_t in, std::uint16_t out, const ForwarderOptions& o,
-       CaptureRing* cap_in, CaptureRing* cap_out, std::int64_t wall_start_ns, const TscClock& clock)
+  Lane(const Profile& profile, Direction d, std::uint16_t in, std::uint16_t out, std::uint16_t q,
+       const ForwarderOptions& o, CaptureRing* cap_in, CaptureRing* cap_out, std::int64_t wall_start_ns,
+       const TscClock& clock)
       : dir(d),
         ingress(in),
-        engine(profile, d),
-        warm_engine(warm_profile(profile), d),
-        sink(stats, in, out, o, cap_out, wall_start_ns, clock),
+        queue(q),
+        engine(profile, d, q),
+        warm_engine(warm_profile(profile), d, q),
+        sink(stats, in, out, q, o, cap_out, wall_start_ns, clock),
         capture_in(cap_in),
         wall_start(wall_start_ns),
         int_on(stamps_int(profile, d)) {
@@ -540,6 +545,8 @@ struct Lane {
 
   Direction dir;
   std::uint16_t ingress;
+  std::uint16_t queue;
+  unsigned lcore = 0;  // the lcore that runs it
   DirectionStats stats;
   DirectionEngine engine;
   // A second engine on the same profile (less cross traffic) that only ever sees dummy
@@ -561,7 +568,7 @@ struct Lane {
   // with push(), at a time read after the burst: a time read before it could be older than
   // the frames (the lcore may have been preempted in between) and would shorten their delay.
   std::uint16_t poll() {
-    polled = rte_eth_rx_burst(ingress, 0, burst.data(), kBurst);
+    polled = rte_eth_rx_burst(ingress, queue, burst.data(), kBurst);
     return polled;
   }
 
@@ -653,7 +660,7 @@ struct Lane {
       reloaded = std::move(p);
     }
     generation = g;
-    ex.acknowledge(dir, g);
+    ex.acknowledge(dir, queue, g);
   }
 
   void publish(Exchange& ex, bool wait) {
@@ -678,7 +685,7 @@ struct Lane {
     }
     snap.current_delay_ns = sink.current_delay_ns();
     snap.profile_generation = generation;
-    ex.publish(dir, snap, wait);
+    ex.publish(dir, queue, snap, wait);
   }
 
   std::uint64_t held() const { return engine.held_packets() + sink.waiting(); }
@@ -912,42 +919,122 @@ DirectionStats final_stats(const Lane& lane) {
 
 }  // namespace
 
+void check_queues_can_run(const Profile& profile, std::uint16_t queues, const std::string& file) {
+  if (queues <= 1) {
+    return;
+  }
+  const auto check = [&](const DirectionSpec& d, const std::string& path) {
+    const char* shared = d.rate            ? "rate"
+                         : d.queue         ? "queue"
+                         : d.limit_packets ? "limit_packets"
+                         : d.incast        ? "incast"
+                         : d.slot          ? "slot"
+                                           : nullptr;
+    if (shared != nullptr) {
+      throw InputError(file, path + "." + shared,
+                       "with --queues " + std::to_string(queues) +
+                           " each queue runs its own engine, so this stage's capacity would be counted per "
+                           "queue; the emulator cannot share a bottleneck across queues yet: use --queues 1 "
+                           "(two lcores still run one direction each)");
+    }
+  };
+  for (const Direction d : {Direction::kAToB, Direction::kBToA}) {
+    const std::string dir = direction_name(d);
+    check(direction_of(profile, d), "$." + dir);
+    for (std::size_t i = 0; i < profile.classes.size(); ++i) {
+      check(direction_of(profile.classes[i], d), "$.classes[" + std::to_string(i) + "]." + dir);
+    }
+    for (std::size_t i = 0; i < profile.phases.size(); ++i) {
+      const PhaseSpec& ph = profile.phases[i];
+      const std::string at = "$.phases[" + std::to_string(i) + "]";
+      check(direction_of(ph, d), at + "." + dir);
+      for (std::size_t c = 0; c < ph.classes.size(); ++c) {
+        check(d == Direction::kAToB ? ph.classes[c].a_to_b : ph.classes[c].b_to_a,
+              at + ".classes[" + std::to_string(c) + "]." + dir);
+      }
+    }
+  }
+}
+
+std::vector<unsigned> lane_layout(std::uint16_t queues, unsigned lcores) {
+  const unsigned n = std::max<unsigned>(lcores, 1);
+  std::vector<unsigned> at;
+  for (unsigned lane = 0; lane < 2U * queues; ++lane) {
+    at.push_back(queues >= n ? (lane / 2) % n : lane % n);
+  }
+  return at;
+}
+
 EmuStats run_forwarder(const Profile& profile, const ForwarderOptions& o, const std::atomic<bool>& stop) {
   const TscClock clock;
   const std::int64_t wall_start = wall_clock_ns();
-  Lane ab(profile, Direction::kAToB, o.port_a, o.port_b, o, o.capture_a_in, o.capture_b_out, wall_start,
-          clock);
-  Lane ba(profile, Direction::kBToA, o.port_b, o.port_a, o, o.capture_b_in, o.capture_a_out, wall_start,
-          clock);
-  if (o.exchange != nullptr) {
-    // Lanes start from the generation current now, so only later offers reconfigure them.
-    ab.generation = ba.generation = o.exchange->offered();
-    o.exchange->acknowledge(Direction::kAToB, ab.generation);
-    o.exchange->acknowledge(Direction::kBToA, ba.generation);
+  const std::uint16_t queues = std::max<std::uint16_t>(o.queues, 1);
+  const unsigned lcores = 1 + static_cast<unsigned>(o.worker_lcores.size());
+  const std::vector<unsigned> layout = lane_layout(queues, lcores);
+  const auto lcore_id = [&o](unsigned i) { return i == 0 ? rte_lcore_id() : o.worker_lcores[i - 1]; };
+  for (const unsigned w : o.worker_lcores) {
+    if (rte_eal_get_lcore_state(w) != WAIT) {
+      throw EnvironmentError("lcore " + std::to_string(w) + " is busy: cannot run a lane on it");
+    }
+  }
+  std::vector<std::unique_ptr<Lane>> lanes;
+  for (std::uint16_t q = 0; q < queues; ++q) {
+    // Captures are single-producer rings: with several queues a port's lanes would share one, so
+    // the caller refuses --capture then (cmd_emu.cc) and these stay null.
+    const bool capture = q == 0;
+    lanes.push_back(std::make_unique<Lane>(profile, Direction::kAToB, o.port_a, o.port_b, q, o,
+                                           capture ? o.capture_a_in : nullptr,
+                                           capture ? o.capture_b_out : nullptr, wall_start, clock));
+    lanes.push_back(std::make_unique<Lane>(profile, Direction::kBToA, o.port_b, o.port_a, q, o,
+                                           capture ? o.capture_b_in : nullptr,
+                                           capture ? o.capture_a_out : nullptr, wall_start, clock));
   }
   const Instant end = o.duration > Duration{0} ? kEpoch + o.duration : kNever;
-  LoopContext main_ctx{&o, &stop, &clock, end, {&ab}, {}};
-  LoopContext worker_ctx{&o, &stop, &clock, end, {&ba}, {}};
-  if (o.worker_lcore >= 0) {
-    const int rc = rte_eal_remote_launch(lane_lcore_main, &worker_ctx, static_cast<unsigned>(o.worker_lcore));
-    if (rc != 0) {
-      throw EnvironmentError("cannot launch the b_to_a lane on lcore " + std::to_string(o.worker_lcore) +
-                             " (rte_eal_remote_launch: " + std::to_string(rc) + ")");
+  std::vector<LoopContext> ctx(lcores, LoopContext{&o, &stop, &clock, end, {}, {}, {}});
+  for (std::size_t i = 0; i < lanes.size(); ++i) {
+    Lane& lane = *lanes[i];
+    lane.lcore = lcore_id(layout[i]);
+    ctx[layout[i]].lanes.push_back(&lane);
+    LcoreStats& l = ctx[layout[i]].counted;
+    l.lanes += (l.lanes.empty() ? "" : " ") + std::string(direction_name(lane.dir)) + "/q" +
+               std::to_string(lane.queue);
+    if (o.exchange != nullptr) {
+      // Lanes start from the generation current now, so only later offers reconfigure them.
+      lane.generation = o.exchange->offered();
+      o.exchange->acknowledge(lane.dir, lane.queue, lane.generation);
     }
-    run_lanes(main_ctx);
-    (void)rte_eal_wait_lcore(static_cast<unsigned>(o.worker_lcore));
-  } else {
-    main_ctx.lanes.push_back(&ba);
-    run_lanes(main_ctx);
+  }
+  for (unsigned i = 0; i < lcores; ++i) {
+    ctx[i].counted.lcore = lcore_id(i);
+  }
+  std::vector<unsigned> launched;
+  for (unsigned i = 1; i < lcores; ++i) {
+    if (ctx[i].lanes.empty()) {
+      continue;  // more lcores than lanes
+    }
+    // Cannot fail: the lcore was checked idle above.
+    (void)rte_eal_remote_launch(lane_lcore_main, &ctx[i], lcore_id(i));
+    launched.push_back(lcore_id(i));
+  }
+  run_lanes(ctx[0]);
+  for (const unsigned w : launched) {
+    (void)rte_eal_wait_lcore(w);
   }
   EmuStats out;
-  out.a_to_b = final_stats(ab);
-  out.b_to_a = final_stats(ba);
-  out.seconds = static_cast<double>(ns_of(std::max(main_ctx.finished, worker_ctx.finished))) / 1e9;
-  out.lcores.push_back(main_ctx.counted);
-  if (o.worker_lcore >= 0) {
-    out.lcores.push_back(worker_ctx.counted);
+  Instant finished{};
+  for (const LoopContext& c : ctx) {
+    if (!c.lanes.empty()) {
+      finished = std::max(finished, c.finished);
+      out.lcores.push_back(c.counted);
+    }
   }
+  for (const auto& lane : lanes) {
+    const DirectionStats s = final_stats(*lane);
+    const bool ab = lane->dir == Direction::kAToB;
+    (ab ? out.a_to_b : out.b_to_a).add(s);
+    (ab ? out.a_to_b_queues : out.b_to_a_queues).push_back({lane->queue, lane->lcore, s});
+  }
+  out.seconds = static_cast<double>(ns_of(finished)) / 1e9;
   return out;
 }
 

@@ -1,17 +1,20 @@
-// The inline emulator's data plane: two lanes (a_to_b: rx port A -> engine -> tx port B, and
-// b_to_a), each in the shape of DPDK's l2fwd loop:
+// The inline emulator's data plane: lanes (a_to_b: rx port A -> engine -> tx port B, and
+// b_to_a; one of each per rx queue, `queues`), each in the shape of DPDK's l2fwd loop:
 //   advance the engine to now -> tx burst what is due (CE and bit errors applied to the mbuf
 //   bytes, INT entries inserted, duplicates as private mbuf copies; drops freed) -> rx burst ->
 //   read the TSC (converted to the engine's Instant) -> parse headers -> engine -> nap or not.
-// With a worker lcore (EAL `-l 0,1`) lane b_to_a runs on it and lane a_to_b on the calling
-// (main) lcore; otherwise the calling lcore runs both. Each lane's engine, sink and counters
-// are touched by its lcore only; the mbuf pool (duplicates' copies) is safe from two lcores.
+// The lanes are spread over the calling (main) lcore and the worker lcores (EAL `-l`) by
+// lane_layout() below; one lcore runs both directions of one queue, two run one direction
+// each. Each lane's engine, sink and counters are touched by its lcore only; the mbuf pool
+// (duplicates' and copies' mbufs) is safe from several lcores.
 // It never prints: it returns the counters (stats.h) and publishes them to an Exchange
 // (exchange.h) every publish interval; it takes new profiles from there too.
 #pragma once
 
 #include <atomic>
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "core/time.h"
 #include "emulator/dpdk/stats.h"
@@ -47,8 +50,12 @@ struct ForwarderOptions {
   // behind other processes; busy-polling at real-time priority is throttled by the kernel
   // (sched_rt_runtime_us: 95 % of each second) and starves the CPU's other work.
   int rt_priority = 0;
-  // The lcore for lane b_to_a; -1 = the calling lcore runs both lanes.
-  int worker_lcore = -1;
+  // Rx and tx queue pairs per port (EthPort): one lane per direction and queue, each with its
+  // own engine drawing from its own streams (DirectionEngine's `lane`).
+  std::uint16_t queues = 1;
+  // The EAL worker lcores (besides the calling one) the lanes are spread over; none = the
+  // calling lcore runs every lane.
+  std::vector<unsigned> worker_lcores;
   // Where counters are published every publish_interval and new profiles come from; null = none.
   Exchange* exchange = nullptr;
   Duration publish_interval{std::chrono::milliseconds(100)};
@@ -61,6 +68,22 @@ struct ForwarderOptions {
   // queue stage telemetry (profile `queue.int`) is written into them.
   std::uint8_t int_dscp = 0x17;
 };
+
+// Which lcore (0 = the calling one, i = worker_lcores[i - 1]) runs each lane, lanes in the order
+// a_to_b queue 0, b_to_a queue 0, a_to_b queue 1, ... With at least as many queues as lcores,
+// lcore i runs both directions of queues i, i + lcores, ... (a queue's two lanes share an
+// lcore, and a flow's frames and its ACKs come round the same loop); with fewer, lane j runs
+// on lcore j mod lcores (one queue on two lcores: a_to_b on the calling one, b_to_a on the
+// worker). Lcores past the lane count run nothing.
+std::vector<unsigned> lane_layout(std::uint16_t queues, unsigned lcores);
+
+// With `queues` > 1 each queue's lanes run their own engines, so a stage whose capacity the
+// direction's traffic shares (rate, queue, netem limit, incast, slot) would be split into
+// independent copies, one per queue: a 10 Gbit/s bottleneck would pass 10 Gbit/s per queue.
+// Until the lanes share one (issue 18), such a profile is refused: InputError(file, the JSON
+// path of the first such stage, why). Per-packet stages (loss, duplicate, corrupt, delay) are
+// fine. Nothing to check with one queue.
+void check_queues_can_run(const Profile& profile, std::uint16_t queues, const std::string& file);
 
 // Runs until `stop` becomes true or the duration has passed, then drains (above). `stop` is
 // only read: a signal handler may set it.

@@ -122,8 +122,25 @@ class MetricsServer::Collector final : public prometheus::Collectable {
         add(cls_ce, {{"class", c.name}, {"lane", lane}}, static_cast<double>(c.marked_ce));
       }
     }
-    return {pkts, bytes,  received, sent, dups, dropped,  ce,    corrupted,
-            held, qbytes, delay,    err,  cls,  cls_drop, cls_ce};
+    // Per rx queue (--queues): each lane's share, on its own lcore.
+    auto q_pkts = family("queue_packets_total", "frames per lane and rx queue: received, sent, dropped",
+                         MetricType::Counter);
+    auto q_held = family("queue_held_packets", "frames inside the lane's queue share", MetricType::Gauge);
+    for (const Direction d : {Direction::kAToB, Direction::kBToA}) {
+      const std::string lane = direction_name(d);
+      for (std::uint16_t q = 0; q < ex_.queues(); ++q) {
+        const DirectionStats s = ex_.read(d, q).stats;
+        const std::string queue = std::to_string(q);
+        add(q_pkts, {{"lane", lane}, {"queue", queue}, {"what", "received"}},
+            static_cast<double>(s.received));
+        add(q_pkts, {{"lane", lane}, {"queue", queue}, {"what", "sent"}}, static_cast<double>(s.sent));
+        add(q_pkts, {{"lane", lane}, {"queue", queue}, {"what", "dropped"}},
+            static_cast<double>(s.dropped_total()));
+        add(q_held, {{"lane", lane}, {"queue", queue}}, static_cast<double>(s.held));
+      }
+    }
+    return {pkts,   bytes, received, sent, dups,     dropped, ce,     corrupted, held,
+            qbytes, delay, err,      cls,  cls_drop, cls_ce,  q_pkts, q_held};
   }
 
  private:

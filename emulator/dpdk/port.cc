@@ -21,6 +21,8 @@ namespace {
 constexpr std::uint16_t kRxDescriptors = 1024;
 constexpr std::uint16_t kTxDescriptors = 1024;
 constexpr unsigned kPoolCache = 256;
+// The fields RSS hashes on, where the driver can (EthPort).
+constexpr std::uint64_t kRssFields = RTE_ETH_RSS_IP | RTE_ETH_RSS_TCP | RTE_ETH_RSS_UDP;
 
 std::string port_label(std::uint16_t id) {
   char name[RTE_ETH_NAME_MAX_LEN] = {};
@@ -54,8 +56,8 @@ std::uint64_t mbuf_object_bytes(std::uint16_t data_room_bytes) {
                                    pool_flags(), &sz);
 }
 
-std::uint64_t mbufs_outside_the_profile(unsigned lcores) {
-  return 2ULL * (kRxDescriptors + kTxDescriptors) + lcores * (kPoolCache * 3 / 2 + 2 * 32);
+std::uint64_t mbufs_outside_the_profile(unsigned lcores, std::uint16_t queues) {
+  return 2ULL * queues * (kRxDescriptors + kTxDescriptors) + lcores * (kPoolCache * 3 / 2 + 2 * 32);
 }
 
 bool can_scatter(std::uint16_t port_id) {
@@ -118,10 +120,23 @@ std::uint32_t MbufPool::available() const {
   return rte_mempool_avail_count(pool_);
 }
 
-EthPort::EthPort(std::uint16_t port_id, rte_mempool* pool, std::uint32_t max_frame_bytes) : id_(port_id) {
+EthPort::EthPort(std::uint16_t port_id, rte_mempool* pool, std::uint32_t max_frame_bytes,
+                 std::uint16_t queues)
+    : id_(port_id), queues_(std::max<std::uint16_t>(queues, 1)) {
   rte_eth_dev_info info{};
   check(rte_eth_dev_info_get(id_, &info), id_, "reading device info");
+  if (queues_ > info.max_rx_queues || queues_ > info.max_tx_queues) {
+    throw EnvironmentError(port_label(id_) + " has at most " + std::to_string(info.max_rx_queues) +
+                           " rx and " + std::to_string(info.max_tx_queues) + " tx queues, " +
+                           std::to_string(queues_) + " asked (--queues; af_packet: the vdev's qpairs=N)");
+  }
   rte_eth_conf conf{};
+  if (queues_ > 1 && (info.flow_type_rss_offloads & kRssFields) != 0) {
+    // RSS on addresses and TCP/UDP ports: a flow (a QP's UDP 5-tuple) stays on one queue.
+    // Drivers without RSS (af_packet: the kernel's fanout hash on the flow) spread by their own.
+    conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
+    conf.rx_adv_conf.rss_conf.rss_hf = info.flow_type_rss_offloads & kRssFields;
+  }
   const std::uint32_t frame_room = rte_pktmbuf_data_room_size(pool) - RTE_PKTMBUF_HEADROOM;
   if (max_frame_bytes > frame_room && (info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_SCATTER) != 0) {
     conf.rxmode.offloads |= RTE_ETH_RX_OFFLOAD_SCATTER;  // frames over one mbuf arrive chained
@@ -129,7 +144,7 @@ EthPort::EthPort(std::uint16_t port_id, rte_mempool* pool, std::uint32_t max_fra
   if ((info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS) != 0) {
     conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
   }
-  check(rte_eth_dev_configure(id_, 1, 1, &conf), id_, "configure");
+  check(rte_eth_dev_configure(id_, queues_, queues_, &conf), id_, "configure");
   if (max_frame_bytes > kStandardFrameBytes) {
     // Jumbo frames: some PMDs refuse an MTU over their own limit (af_packet: -EINVAL, yet
     // it receives whatever fits its frame size, docs/bench-machine.md), so a failure is not an error.
@@ -141,10 +156,12 @@ EthPort::EthPort(std::uint16_t port_id, rte_mempool* pool, std::uint32_t max_fra
   check(rte_eth_dev_adjust_nb_rx_tx_desc(id_, &rxd, &txd), id_, "adjusting descriptor counts");
   const int socket = rte_eth_dev_socket_id(id_);
   const unsigned s = socket < 0 ? rte_socket_id() : static_cast<unsigned>(socket);
-  check(rte_eth_rx_queue_setup(id_, 0, rxd, s, nullptr, pool), id_, "rx queue setup");
   rte_eth_txconf txconf = info.default_txconf;
   txconf.offloads = conf.txmode.offloads;
-  check(rte_eth_tx_queue_setup(id_, 0, txd, s, &txconf), id_, "tx queue setup");
+  for (std::uint16_t q = 0; q < queues_; ++q) {
+    check(rte_eth_rx_queue_setup(id_, q, rxd, s, nullptr, pool), id_, "rx queue setup");
+    check(rte_eth_tx_queue_setup(id_, q, txd, s, &txconf), id_, "tx queue setup");
+  }
   check(rte_eth_dev_start(id_), id_, "start");
   open_ = true;
   // Some PMDs (net_null, net_ring) have no promiscuous mode: not an error.

@@ -34,8 +34,9 @@ std::uint16_t mbuf_data_room(std::uint32_t max_frame_bytes);
 std::uint64_t mbuf_object_bytes(std::uint16_t data_room_bytes);
 
 // mbufs the ports and the lcores' mempool caches may hold whatever the profile: rx and tx
-// descriptors of two ports, and up to 1.5 x the cache size per lcore (rte_mempool).
-std::uint64_t mbufs_outside_the_profile(unsigned lcores);
+// descriptors of two ports' `queues` queue pairs, and up to 1.5 x the cache size per lcore
+// (rte_mempool).
+std::uint64_t mbufs_outside_the_profile(unsigned lcores, std::uint16_t queues = 1);
 
 // Whether the port's driver can receive a frame into chained mbufs (scattered rx).
 bool can_scatter(std::uint16_t port_id);
@@ -59,18 +60,24 @@ class MbufPool {
   rte_mempool* pool_ = nullptr;
 };
 
-// One port with rx queue 0 and tx queue 0, started and promiscuous. Throws EnvironmentError
+// One port with `queues` rx and tx queues, started and promiscuous. With several, rx spreads
+// frames by RSS on IP addresses and TCP/UDP ports where the driver hashes (a flow stays on one
+// queue), else as the driver does (af_packet with qpairs=N: the kernel's packet fanout, by flow hash,
+// rolling over to another queue when one's ring is full); more
+// queues than the driver has is an EnvironmentError. Throws EnvironmentError
 // when the port cannot be configured or started. `max_frame_bytes` over 1518 asks for a jumbo
 // MTU (ignored by PMDs that refuse it) and, when the frames do not fit one of the pool's mbufs
 // and the PMD can, for scattered rx (chained mbufs); tx takes chains where the PMD can.
 class EthPort {
  public:
-  EthPort(std::uint16_t port_id, rte_mempool* pool, std::uint32_t max_frame_bytes = kStandardFrameBytes);
+  EthPort(std::uint16_t port_id, rte_mempool* pool, std::uint32_t max_frame_bytes = kStandardFrameBytes,
+          std::uint16_t queues = 1);
   ~EthPort();
   EthPort(const EthPort&) = delete;
   EthPort& operator=(const EthPort&) = delete;
 
   std::uint16_t id() const { return id_; }
+  std::uint16_t queues() const { return queues_; }
   std::string name() const;
   // The driver's counters (zero when it has none); read them before close().
   PortStats stats() const;
@@ -79,6 +86,7 @@ class EthPort {
 
  private:
   std::uint16_t id_;
+  std::uint16_t queues_;
   bool open_ = false;
 };
 

@@ -1,6 +1,8 @@
 #include "emulator/dpdk/stats.h"
 
+#include <algorithm>
 #include <sstream>
+#include <utility>
 
 namespace gw {
 
@@ -25,6 +27,52 @@ std::uint64_t DirectionStats::dropped_total() const {
     n += d;
   }
   return n;
+}
+
+void DirectionStats::add(const DirectionStats& o) {
+  received += o.received;
+  received_bytes += o.received_bytes;
+  duplicates += o.duplicates;
+  sent += o.sent;
+  sent_bytes += o.sent_bytes;
+  for (std::size_t i = 0; i < dropped.size(); ++i) {
+    dropped[i] += o.dropped[i];
+  }
+  tx_full += o.tx_full;
+  no_mbuf += o.no_mbuf;
+  held += o.held;
+  marked_ce += o.marked_ce;
+  corrupted += o.corrupted;
+  int_stamped += o.int_stamped;
+  int_exceeded += o.int_exceeded;
+  int_malformed += o.int_malformed;
+  int_no_room += o.int_no_room;
+  multi_segment += o.multi_segment;
+  held_as_copies += o.held_as_copies;
+  for (std::size_t i = 0; i < delay_error.counts.size(); ++i) {
+    delay_error.counts[i] += o.delay_error.counts[i];
+  }
+  delay_error.samples += o.delay_error.samples;
+  delay_error.sum_ns += o.delay_error.sum_ns;
+  for (const ClassStats& c : o.classes) {
+    const auto it =
+        std::find_if(classes.begin(), classes.end(), [&c](const ClassStats& x) { return x.name == c.name; });
+    if (it == classes.end()) {
+      classes.push_back(c);
+      continue;
+    }
+    it->packets_in += c.packets_in;
+    it->bytes_in += c.bytes_in;
+    it->delivered += c.delivered;
+    it->bytes_delivered += c.bytes_delivered;
+    for (std::size_t i = 0; i < it->dropped.size(); ++i) {
+      it->dropped[i] += c.dropped[i];
+    }
+    it->duplicated += c.duplicated;
+    it->corrupted += c.corrupted;
+    it->marked_ce += c.marked_ce;
+    it->queue_bytes += c.queue_bytes;
+  }
 }
 
 std::string DirectionStats::accounting_error() const {
@@ -109,10 +157,27 @@ nlohmann::json to_json(const PortStats& s) {
           {"ierrors", s.ierrors}, {"oerrors", s.oerrors},   {"rx_nombuf", s.rx_nombuf}};
 }
 
+nlohmann::json to_json(const QueueLaneStats& s) {
+  const DirectionStats& d = s.stats;
+  return {{"queue", s.queue},
+          {"lcore", s.lcore},
+          {"received", d.received},
+          {"received_bytes", d.received_bytes},
+          {"duplicates", d.duplicates},
+          {"sent", d.sent},
+          {"sent_bytes", d.sent_bytes},
+          {"dropped", d.dropped_total()},
+          {"held", d.held},
+          {"held_as_copies", d.held_as_copies},
+          {"balanced", d.accounting_error().empty()}};
+}
+
 nlohmann::json to_json(const EmuStats& s) {
   nlohmann::json lcores = nlohmann::json::array();
   for (const LcoreStats& l : s.lcores) {
-    lcores.push_back({{"loops", l.loops},
+    lcores.push_back({{"lcore", l.lcore},
+                      {"lanes", l.lanes},
+                      {"loops", l.loops},
                       {"naps", l.naps},
                       {"nap_ns", l.nap_ns},
                       {"nap_guard_ns", l.nap_guard_ns},
@@ -120,8 +185,19 @@ nlohmann::json to_json(const EmuStats& s) {
                       {"ahead_late", l.ahead_late},
                       {"realtime", l.realtime}});
   }
-  return {{"a_to_b", to_json(s.a_to_b)},
-          {"b_to_a", to_json(s.b_to_a)},
+  const auto queues = [](const std::vector<QueueLaneStats>& v) {
+    nlohmann::json a = nlohmann::json::array();
+    for (const QueueLaneStats& q : v) {
+      a.push_back(to_json(q));
+    }
+    return a;
+  };
+  nlohmann::json ab = to_json(s.a_to_b);
+  ab["queues"] = queues(s.a_to_b_queues);
+  nlohmann::json ba = to_json(s.b_to_a);
+  ba["queues"] = queues(s.b_to_a_queues);
+  return {{"a_to_b", ab},
+          {"b_to_a", ba},
           {"ports", {{"a", to_json(s.port_a)}, {"b", to_json(s.port_b)}}},
           {"seconds", s.seconds},
           {"lcores", lcores},
@@ -173,6 +249,16 @@ std::string to_table(const EmuStats& s) {
   };
   direction("a_to_b (port A -> port B)", s.a_to_b);
   direction("b_to_a (port B -> port A)", s.b_to_a);
+  if (s.a_to_b_queues.size() > 1 || s.b_to_a_queues.size() > 1) {
+    for (const auto& [name, lanes] :
+         {std::pair{"a_to_b", &s.a_to_b_queues}, std::pair{"b_to_a", &s.b_to_a_queues}}) {
+      for (const QueueLaneStats& q : *lanes) {
+        os << name << " queue " << q.queue << " (lcore " << q.lcore << "): received " << q.stats.received
+           << ", sent " << q.stats.sent << ", dropped " << q.stats.dropped_total() << ", held "
+           << q.stats.held << "\n";
+      }
+    }
+  }
   for (const PortStats* p : {&s.port_a, &s.port_b}) {
     os << p->name << ": in " << p->ipackets << ", out " << p->opackets << ", missed " << p->imissed
        << ", rx errors " << p->ierrors << ", tx errors " << p->oerrors << ", no mbuf " << p->rx_nombuf

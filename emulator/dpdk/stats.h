@@ -80,6 +80,9 @@ struct DirectionStats {
   std::vector<ClassStats> classes;   // the engine's per-class counters (filled when published)
 
   std::uint64_t dropped_total() const;
+  // Adds another lane's counters of the same direction (classes matched by name): a direction
+  // spread over rx queues is the sum of its lanes.
+  void add(const DirectionStats& o);
   // Empty when received + duplicates = sent + dropped + held, else what is off.
   std::string accounting_error() const;
 };
@@ -99,6 +102,8 @@ struct PortStats {
 // What one forwarding lcore's loop did: iterations, naps (idle sleeps) and the time spent in
 // them, and its last estimate of how late a nap ends (forwarder.cc, IdleNap).
 struct LcoreStats {
+  unsigned lcore = 0;  // the EAL lcore id
+  std::string lanes;   // the lanes it ran, e.g. "a_to_b/q0 b_to_a/q0"
   std::uint64_t loops = 0;
   std::uint64_t naps = 0;
   std::int64_t nap_ns = 0;
@@ -110,9 +115,18 @@ struct LcoreStats {
   bool realtime = false;  // running SCHED_FIFO (--rt-priority)
 };
 
+// One lane: a direction's share of one rx queue pair (forwarder.h), on one lcore.
+struct QueueLaneStats {
+  std::uint16_t queue = 0;
+  unsigned lcore = 0;
+  DirectionStats stats;
+};
+
 struct EmuStats {
-  DirectionStats a_to_b;
+  DirectionStats a_to_b;  // the sum of its queues' lanes
   DirectionStats b_to_a;
+  std::vector<QueueLaneStats> a_to_b_queues;  // by queue; one entry with a single queue
+  std::vector<QueueLaneStats> b_to_a_queues;
   PortStats port_a;
   PortStats port_b;
   double seconds = 0;              // forwarding time, first loop to end of drain
@@ -125,6 +139,7 @@ nlohmann::json to_json(const DelayErrorHistogram& h);
 nlohmann::json to_json(const ClassStats& s);
 nlohmann::json to_json(const DirectionStats& s);
 nlohmann::json to_json(const PortStats& s);
+nlohmann::json to_json(const QueueLaneStats& s);
 nlohmann::json to_json(const EmuStats& s);
 std::string to_table(const EmuStats& s);
 

@@ -17,10 +17,6 @@ bool any_equal(const std::vector<T>& vs, T v) {
   return vs.empty() || std::find(vs.begin(), vs.end(), v) != vs.end();
 }
 
-std::string stream_name(Direction d, const std::string& cls) {
-  return std::string(direction_name(d)) + (cls.empty() ? "" : "/class/" + cls);
-}
-
 bool any_port(const std::vector<PortRange>& rs, std::uint16_t port) {
   return rs.empty() ||
          std::any_of(rs.begin(), rs.end(), [&](const PortRange& r) { return r.contains(port); });
@@ -84,14 +80,18 @@ bool class_matches(const ClassMatch& m, const PacketHeaders& h) {
   return !(m.roce_dest_qp && *m.roce_dest_qp != h.roce_dest_qp);
 }
 
-DirectionEngine::DirectionEngine(const Profile& profile, Direction dir)
-    : dir_(dir), seed_(seed_of(profile, dir)), phases_(profile.phases) {
-  default_ = std::make_unique<Pipeline>(direction_of(profile, dir), seed_, stream_name(dir, ""));
+std::string DirectionEngine::stream_name(const std::string& cls) const {
+  return std::string(direction_name(dir_)) + (lane_ == 0 ? "" : "/queue/" + std::to_string(lane_)) +
+         (cls.empty() ? "" : "/class/" + cls);
+}
+
+DirectionEngine::DirectionEngine(const Profile& profile, Direction dir, unsigned lane)
+    : dir_(dir), lane_(lane), seed_(seed_of(profile, dir)), phases_(profile.phases) {
+  default_ = std::make_unique<Pipeline>(direction_of(profile, dir), seed_, stream_name(""));
   for (const ClassSpec& c : profile.classes) {
     matches_.push_back(c.match);
     names_.push_back(c.name);
-    class_pipelines_.push_back(
-        std::make_unique<Pipeline>(direction_of(c, dir), seed_, stream_name(dir, c.name)));
+    class_pipelines_.push_back(std::make_unique<Pipeline>(direction_of(c, dir), seed_, stream_name(c.name)));
   }
   set_horizons();
 }
@@ -206,7 +206,7 @@ void DirectionEngine::reconfigure(const Profile& profile, Instant now) {
       pl->reconfigure(direction_of(c, dir_));
       kept.push_back(std::move(pl));
     } else {
-      kept.push_back(std::make_unique<Pipeline>(direction_of(c, dir_), seed_, stream_name(dir_, c.name)));
+      kept.push_back(std::make_unique<Pipeline>(direction_of(c, dir_), seed_, stream_name(c.name)));
     }
   }
   // Classes that disappeared stop taking packets but release what they hold as it comes due.

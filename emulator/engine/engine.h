@@ -43,7 +43,10 @@ bool class_matches(const ClassMatch& m, const PacketHeaders& h);
 
 class DirectionEngine {
  public:
-  DirectionEngine(const Profile& profile, Direction dir);
+  // `lane` > 0: one of several engines sharing the direction's traffic (the emulator's rx
+  // queues); each draws from its own streams ("<direction>/queue/<lane>..."), so that two
+  // queues never repeat each other's drops. Lane 0 keeps the direction's own streams.
+  DirectionEngine(const Profile& profile, Direction dir, unsigned lane = 0);
 
   void push(Packet&& p, Instant now, PacketSink& sink) {
     if (now < next_phase_ && matches_.empty()) {  // the common case, inline: one pipeline
@@ -92,7 +95,10 @@ class DirectionEngine {
   void apply_phases_until(Instant now, PacketSink& sink);
   void set_horizons();  // tells the pipelines when the next phase comes
 
+  std::string stream_name(const std::string& cls) const;
+
   Direction dir_;
+  unsigned lane_;
   std::uint64_t seed_;
   std::vector<PhaseSpec> phases_;
   int phase_ = -1;

@@ -126,6 +126,7 @@ class Monitor {
   void reload() {
     try {
       auto p = std::make_shared<const Profile>(load_profile(profile_file_));
+      check_queues_can_run(*p, ex_.queues(), profile_file_);
       const std::string name = p->name;
       const std::uint64_t g = ex_.offer(std::move(p));
       current_.set(name);
@@ -205,6 +206,7 @@ struct EmuRequest {
   unsigned publish_ms = 100;
   std::uint32_t mbufs = 0;                  // 0: sized from the profile
   std::optional<std::uint32_t> copy_slots;  // unset: the pool's size
+  unsigned queues = 1;
   std::uint32_t max_frame_bytes = 2048;
   unsigned int_dscp = kIntDefaultDscp;
   int rt_priority = 0;
@@ -271,6 +273,11 @@ po::options_description emu_options(EmuRequest& r) {
       "largest frame one mbuf holds (data room = this + 128 B headroom); jumbo frames: 9018, or with "
       "af_packet framesz=F at least F - 32 (e.g. 10240 for framesz=10240); over 1518 the ports are asked "
       "for a jumbo MTU")(
+      "queues", po::value<unsigned>(&r.queues)->default_value(r.queues),
+      "rx/tx queue pairs per port (1-16; RSS on addresses and TCP/UDP ports keeps a flow on one queue): "
+      "one lane per direction and queue, each with its own engine, spread over the EAL lcores (-l); "
+      "profiles with a shared bottleneck (rate, queue, limit_packets, incast, slot) need 1 "
+      "(docs/guide/emu.md)")(
       "int-dscp", po::value<unsigned>(&r.int_dscp)->default_value(r.int_dscp),
       "DSCP marking frames that carry an INT-MD header after TCP/UDP; the profile's queue telemetry "
       "(queue.int) is written into them (docs/guide/emu.md)");
@@ -281,6 +288,9 @@ po::options_description emu_options(EmuRequest& r) {
 // --copy-slots at most this: 8 GiB of 128-byte slots per direction (and a slot number never
 // reaches FrameStore::kNone).
 constexpr std::uint32_t kMaxCopySlots = 1U << 26;
+
+// --queues at most this.
+constexpr unsigned kMaxQueues = 16;
 
 // Sizes and settings in their ranges.
 void check_ranges(const EmuRequest& r) {
@@ -298,6 +308,13 @@ void check_ranges(const EmuRequest& r) {
     throw InputError("--copy-slots", "",
                      "must be in [0, " + std::to_string(kMaxCopySlots) +
                          "] (8 GiB of copies per direction), got " + std::to_string(*r.copy_slots));
+  }
+  if (r.queues < 1 || r.queues > kMaxQueues) {
+    throw InputError("--queues", "",
+                     "must be in [1, " + std::to_string(kMaxQueues) + "], got " + std::to_string(r.queues));
+  }
+  if (r.queues > 1 && !r.capture_dir.empty()) {
+    throw InputError("--capture", "", "captures one queue pair per port: use --queues 1 with --capture");
   }
   if (r.int_dscp > 63) {
     throw InputError("--int-dscp", "", "must be a DSCP in [0, 63], got " + std::to_string(r.int_dscp));
@@ -377,6 +394,7 @@ ForwarderOptions forwarder_options(const EmuRequest& r) {
   ForwarderOptions fo;
   fo.int_dscp = static_cast<std::uint8_t>(r.int_dscp);
   fo.rt_priority = r.rt_priority;
+  fo.queues = static_cast<std::uint16_t>(r.queues);
   fo.duration = seconds_option(r.duration_s, "duration");
   fo.drain = seconds_option(r.drain_s, "drain");
   fo.idle_sleep = r.busy_poll ? Duration{0} : Duration{std::chrono::microseconds(r.idle_sleep_us)};
@@ -394,8 +412,9 @@ struct PoolPlan {
 PoolPlan plan_pool(const Profile& profile, const PortIds& ids, const ForwarderOptions& fo,
                    const EmuRequest& r) {
   const BitRate link{std::max(port_speed(ids.a).bps, port_speed(ids.b).bps)};
-  const PoolSizing sizing =
-      size_mbuf_pool(profile, link, mbufs_outside_the_profile(fo.worker_lcore >= 0 ? 2 : 1));
+  const PoolSizing sizing = size_mbuf_pool(
+      profile, link,
+      mbufs_outside_the_profile(1 + static_cast<unsigned>(fo.worker_lcores.size()), fo.queues));
   PoolPlan plan;
   plan.mbufs = r.mbufs > 0 ? r.mbufs : sizing.mbufs;
   // Ports that can chain mbufs (scattered rx) take long frames in default-size mbufs; the
@@ -468,6 +487,22 @@ void report_stats(const EmuStats& stats, const std::string& profile, const nlohm
   }
 }
 
+// Which lcore runs which lane (lane_layout), for the start-up line.
+std::string lanes_said(const ForwarderOptions& fo) {
+  const std::vector<unsigned> layout =
+      lane_layout(fo.queues, 1 + static_cast<unsigned>(fo.worker_lcores.size()));
+  std::string out = std::to_string(fo.queues) + (fo.queues == 1 ? " queue" : " queues") + " per port;";
+  for (std::size_t i = 0; i < layout.size(); ++i) {
+    const unsigned lcore = layout[i] == 0 ? main_lcore() : fo.worker_lcores[layout[i] - 1];
+    out += std::string(i == 0 ? " " : ", ") + (i % 2 == 0 ? "a_to_b" : "b_to_a") + "/q" +
+           std::to_string(i / 2) + " on lcore " + std::to_string(lcore);
+  }
+  if (fo.worker_lcores.size() + 1 > layout.size()) {
+    out += " (lcores past " + std::to_string(layout.size()) + " idle: more lcores than lanes)";
+  }
+  return out;
+}
+
 }  // namespace
 
 int cmd_emu(const Args& args) {
@@ -477,22 +512,23 @@ int cmd_emu(const Args& args) {
   }
   ForwarderOptions fo = forwarder_options(*r);
   const Profile profile = load_profile(r->profile_file);
+  check_queues_can_run(profile, fo.queues, r->profile_file);
   const std::string token = r->control.empty() ? std::string() : read_token_file(r->control_token_file);
 
   install_signal_handlers();
   const Eal eal(r->eal_args);
   const PortIds ids = first_two_ports();
-  fo.worker_lcore = first_worker_lcore();
+  fo.worker_lcores = worker_lcores();
   const PoolPlan plan = plan_pool(profile, ids, fo, *r);
   MbufPool pool("gw_mbufs", plan.mbufs, plan.data_room);
-  EthPort a(ids.a, pool.get(), r->max_frame_bytes);
-  EthPort b(ids.b, pool.get(), r->max_frame_bytes);
+  EthPort a(ids.a, pool.get(), r->max_frame_bytes, fo.queues);
+  EthPort b(ids.b, pool.get(), r->max_frame_bytes, fo.queues);
   fo.port_a = ids.a;
   fo.port_b = ids.b;
   fo.pool = pool.get();
   fo.copy_slots = r->copy_slots.value_or(std::min(plan.mbufs, kMaxCopySlots));
 
-  Exchange exchange;
+  Exchange exchange(fo.queues);
   fo.exchange = &exchange;
   CurrentProfile current(profile.name);
   std::optional<MetricsServer> metrics_server;
@@ -507,11 +543,7 @@ int cmd_emu(const Args& args) {
   std::optional<ControlServer> control_server;
   start_control(*r, token, exchange, current, started, control_server);
   std::cerr << "gradwall emu: " << a.name() << " = side A, " << b.name() << " = side B, profile "
-            << profile.name << "; "
-            << (fo.worker_lcore >= 0
-                    ? "a_to_b on the main lcore, b_to_a on lcore " + std::to_string(fo.worker_lcore)
-                    : std::string("both directions on one lcore"))
-            << "; forwarding\n";
+            << profile.name << "; " << lanes_said(fo) << "; forwarding\n";
   EmuStats stats;
   {
     const Monitor monitor(exchange, current, r->profile_file, r->stats_interval_s, r->stats_json);

@@ -34,7 +34,7 @@ if ! emu_wait_forwarding; then
   fail "gradwall emu did not forward within ~10 s; its stderr: $(<emu.err)"
   finish
 fi
-grep -q 'b_to_a on lcore 1' emu.err || fail "stderr does not say b_to_a runs on lcore 1: $(<emu.err)"
+grep -q 'b_to_a/q0 on lcore 1' emu.err || fail "stderr does not say b_to_a runs on lcore 1: $(<emu.err)"
 
 emu_iperf_server
 ip netns exec gw-a ping -q -c 200 -i 0.01 198.18.0.2 >ping.txt 2>&1 &
