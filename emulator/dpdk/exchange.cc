@@ -31,7 +31,7 @@ LaneSnapshot Exchange::read(Direction d) const {
   for (std::uint16_t q = 1; q < queues_; ++q) {
     const LaneSnapshot s = read(d, q);
     sum.stats.add(s.stats);
-    sum.queue_bytes += s.queue_bytes;
+    sum.queue_bytes = std::max(sum.queue_bytes, s.queue_bytes);  // one shared bottleneck
     sum.current_delay_ns = std::max(sum.current_delay_ns, s.current_delay_ns);
     sum.profile_generation = std::min(sum.profile_generation, s.profile_generation);
   }

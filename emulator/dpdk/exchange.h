@@ -41,8 +41,9 @@ class Exchange {
   void publish(Direction d, std::uint16_t queue, const LaneSnapshot& s, bool wait);
   // One lane's latest copy.
   LaneSnapshot read(Direction d, std::uint16_t queue) const;
-  // The direction: its lanes summed (DirectionStats::add); current_delay_ns is the largest and
-  // profile_generation the oldest of theirs.
+  // The direction: its lanes summed (DirectionStats::add); queue_bytes and current_delay_ns are
+  // the largest (the lanes share one bottleneck: shared_wire.h) and profile_generation the
+  // oldest of theirs.
   LaneSnapshot read(Direction d) const;
 
   // Control side: hands a validated profile to both lanes; returns its generation (1, 2, ...).

@@ -30,6 +30,7 @@
 #include "emulator/engine/engine.h"
 #include "emulator/engine/headers.h"
 #include "emulator/engine/int_pool.h"
+#include "emulator/engine/queue_stage.h"
 
 namespace gw {
 namespace {
@@ -527,12 +528,12 @@ class NullSink final : public PacketSink {
 // `queue` of its egress port, its engine, sink and counters, touched by one lcore only.
 struct Lane {
   Lane(const Profile& profile, Direction d, std::uint16_t in, std::uint16_t out, std::uint16_t q,
-       const ForwarderOptions& o, CaptureRing* cap_in, CaptureRing* cap_out, std::int64_t wall_start_ns,
-       const TscClock& clock)
+       SharedWires* wires, const ForwarderOptions& o, CaptureRing* cap_in, CaptureRing* cap_out,
+       std::int64_t wall_start_ns, const TscClock& clock)
       : dir(d),
         ingress(in),
         queue(q),
-        engine(profile, d, q),
+        engine(profile, d, q, wires),
         warm_engine(warm_profile(profile), d, q),
         sink(stats, in, out, q, o, cap_out, wall_start_ns, clock),
         capture_in(cap_in),
@@ -924,18 +925,26 @@ void check_queues_can_run(const Profile& profile, std::uint16_t queues, const st
     return;
   }
   const auto check = [&](const DirectionSpec& d, const std::string& path) {
-    const char* shared = d.rate            ? "rate"
-                         : d.queue         ? "queue"
-                         : d.limit_packets ? "limit_packets"
-                         : d.incast        ? "incast"
-                         : d.slot          ? "slot"
-                                           : nullptr;
-    if (shared != nullptr) {
-      throw InputError(file, path + "." + shared,
+    const char* per_queue = d.limit_packets ? "limit_packets"
+                            : d.incast      ? "incast"
+                            : d.slot        ? "slot"
+                                            : nullptr;
+    if (per_queue != nullptr) {
+      throw InputError(file, path + "." + per_queue,
                        "with --queues " + std::to_string(queues) +
-                           " each queue runs its own engine, so this stage's capacity would be counted per "
-                           "queue; the emulator cannot share a bottleneck across queues yet: use --queues 1 "
-                           "(two lcores still run one direction each)");
+                           " each queue runs its own engine, and this stage's capacity would be counted per "
+                           "queue (only a rate/queue bottleneck is shared between them): use --queues 1");
+    }
+    if (d.rate || d.queue) {
+      const std::string what =
+          QueueStage::unshareable(d.rate.value_or(RateSettings{}), d.queue.value_or(QueueSettings{}));
+      if (!what.empty()) {
+        throw InputError(file, path + "." + what,
+                         "with --queues " + std::to_string(queues) +
+                             " the queues share the bottleneck's link, which needs a fixed rate, a droptail, "
+                             "red or threshold AQM and no limit_packets, limit_time, microbursts or int: use "
+                             "--queues 1 for this profile");
+      }
     }
   };
   for (const Direction d : {Direction::kAToB, Direction::kBToA}) {
@@ -977,15 +986,19 @@ EmuStats run_forwarder(const Profile& profile, const ForwarderOptions& o, const 
       throw EnvironmentError("lcore " + std::to_string(w) + " is busy: cannot run a lane on it");
     }
   }
+  // With several queues, each direction's lanes share its bottlenecks' links (shared_wire.h).
+  std::array<SharedWires, 2> wires;
+  SharedWires* ab_wires = queues > 1 ? &wires[0] : nullptr;
+  SharedWires* ba_wires = queues > 1 ? &wires[1] : nullptr;
   std::vector<std::unique_ptr<Lane>> lanes;
   for (std::uint16_t q = 0; q < queues; ++q) {
     // Captures are single-producer rings: with several queues a port's lanes would share one, so
     // the caller refuses --capture then (cmd_emu.cc) and these stay null.
     const bool capture = q == 0;
-    lanes.push_back(std::make_unique<Lane>(profile, Direction::kAToB, o.port_a, o.port_b, q, o,
+    lanes.push_back(std::make_unique<Lane>(profile, Direction::kAToB, o.port_a, o.port_b, q, ab_wires, o,
                                            capture ? o.capture_a_in : nullptr,
                                            capture ? o.capture_b_out : nullptr, wall_start, clock));
-    lanes.push_back(std::make_unique<Lane>(profile, Direction::kBToA, o.port_b, o.port_a, q, o,
+    lanes.push_back(std::make_unique<Lane>(profile, Direction::kBToA, o.port_b, o.port_a, q, ba_wires, o,
                                            capture ? o.capture_b_in : nullptr,
                                            capture ? o.capture_a_out : nullptr, wall_start, clock));
   }

@@ -77,12 +77,12 @@ struct ForwarderOptions {
 // worker). Lcores past the lane count run nothing.
 std::vector<unsigned> lane_layout(std::uint16_t queues, unsigned lcores);
 
-// With `queues` > 1 each queue's lanes run their own engines, so a stage whose capacity the
-// direction's traffic shares (rate, queue, netem limit, incast, slot) would be split into
-// independent copies, one per queue: a 10 Gbit/s bottleneck would pass 10 Gbit/s per queue.
-// Until the lanes share one (issue 18), such a profile is refused: InputError(file, the JSON
-// path of the first such stage, why). Per-packet stages (loss, duplicate, corrupt, delay) are
-// fine. Nothing to check with one queue.
+// With `queues` > 1 each queue's lanes run their own engines. A direction's bottleneck (rate,
+// queue) is then one link their engines share (shared_wire.h), which needs the settings
+// QueueStage::unshareable() allows; a stage whose capacity would otherwise be counted per queue
+// (limit_packets, incast, slot) is refused. InputError(file, the JSON path of the first such
+// setting, why). Per-packet stages (loss, duplicate, corrupt, delay) are fine. Nothing to check
+// with one queue.
 void check_queues_can_run(const Profile& profile, std::uint16_t queues, const std::string& file);
 
 // Runs until `stop` becomes true or the duration has passed, then drains (above). `stop` is

@@ -71,7 +71,7 @@ void DirectionStats::add(const DirectionStats& o) {
     it->duplicated += c.duplicated;
     it->corrupted += c.corrupted;
     it->marked_ce += c.marked_ce;
-    it->queue_bytes += c.queue_bytes;
+    it->queue_bytes = std::max(it->queue_bytes, c.queue_bytes);  // the lanes share the bottleneck
   }
 }
 

@@ -81,7 +81,8 @@ struct DirectionStats {
 
   std::uint64_t dropped_total() const;
   // Adds another lane's counters of the same direction (classes matched by name): a direction
-  // spread over rx queues is the sum of its lanes.
+  // spread over rx queues is the sum of its lanes. A class's queue_bytes is the larger: the
+  // lanes share its bottleneck (shared_wire.h), each reports its backlog.
   void add(const DirectionStats& o);
   // Empty when received + duplicates = sent + dropped + held, else what is off.
   std::string accounting_error() const;

@@ -85,9 +85,10 @@ std::string DirectionEngine::stream_name(const std::string& cls) const {
          (cls.empty() ? "" : "/class/" + cls);
 }
 
-DirectionEngine::DirectionEngine(const Profile& profile, Direction dir, unsigned lane)
-    : dir_(dir), lane_(lane), seed_(seed_of(profile, dir)), phases_(profile.phases) {
+DirectionEngine::DirectionEngine(const Profile& profile, Direction dir, unsigned lane, SharedWires* wires)
+    : dir_(dir), lane_(lane), wires_(wires), seed_(seed_of(profile, dir)), phases_(profile.phases) {
   default_ = std::make_unique<Pipeline>(direction_of(profile, dir), seed_, stream_name(""));
+  share(*default_, "default");
   for (const ClassSpec& c : profile.classes) {
     matches_.push_back(c.match);
     names_.push_back(c.name);
@@ -207,6 +208,7 @@ void DirectionEngine::reconfigure(const Profile& profile, Instant now) {
       kept.push_back(std::move(pl));
     } else {
       kept.push_back(std::make_unique<Pipeline>(direction_of(c, dir_), seed_, stream_name(c.name)));
+      share(*kept.back(), "class/" + c.name);
     }
   }
   // Classes that disappeared stop taking packets but release what they hold as it comes due.

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "emulator/engine/pipeline.h"
+#include "emulator/engine/shared_wire.h"
 #include "emulator/engine/spec.h"
 
 namespace gw {
@@ -46,7 +47,10 @@ class DirectionEngine {
   // `lane` > 0: one of several engines sharing the direction's traffic (the emulator's rx
   // queues); each draws from its own streams ("<direction>/queue/<lane>..."), so that two
   // queues never repeat each other's drops. Lane 0 keeps the direction's own streams.
-  DirectionEngine(const Profile& profile, Direction dir, unsigned lane = 0);
+  // `wires` (non-null): the bottleneck of each pipeline is the link of that name shared with
+  // the other lanes' engines (shared_wire.h); the profile's queue settings must allow it
+  // (QueueStage::unshareable).
+  DirectionEngine(const Profile& profile, Direction dir, unsigned lane = 0, SharedWires* wires = nullptr);
 
   void push(Packet&& p, Instant now, PacketSink& sink) {
     if (now < next_phase_ && matches_.empty()) {  // the common case, inline: one pipeline
@@ -97,8 +101,15 @@ class DirectionEngine {
 
   std::string stream_name(const std::string& cls) const;
 
+  void share(Pipeline& p, const std::string& name) {
+    if (wires_ != nullptr) {
+      p.share_bottleneck(wires_->get(name));
+    }
+  }
+
   Direction dir_;
   unsigned lane_;
+  SharedWires* wires_;
   std::uint64_t seed_;
   std::vector<PhaseSpec> phases_;
   int phase_ = -1;

@@ -71,6 +71,9 @@ class Pipeline {
   Pipeline(const Pipeline&) = delete;
   Pipeline& operator=(const Pipeline&) = delete;
 
+  // The bottleneck's link is `wire`, shared with other engines (QueueStage::share).
+  void share_bottleneck(SharedWire* wire) { queue_->share(wire); }
+
   // Releases everything due up to `now`, then takes p (arriving at `now`).
   void push(Packet&& p, Instant now, PacketSink& sink) {
     if (direct_ && !queue_->holds_events()) {

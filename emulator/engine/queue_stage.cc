@@ -1,5 +1,6 @@
 #include "emulator/engine/queue_stage.h"
 
+#include <algorithm>
 #include <array>
 #include <utility>
 
@@ -61,7 +62,80 @@ QueueView QueueStage::view(Instant now) const {
   return v;
 }
 
+std::string QueueStage::unshareable(const RateSettings& rate, const QueueSettings& queue) {
+  if (!rate.trace.empty() || !rate.mahimahi.empty()) {
+    return "rate";  // a trace's or Mahimahi's time-varying link
+  }
+  if (queue.limit_packets) {
+    return "queue.limit_packets";
+  }
+  if (queue.limit_time) {
+    return "queue.limit_time";
+  }
+  if (!queue.microbursts.empty()) {
+    return "queue.microbursts";
+  }
+  if (queue.telemetry.enabled) {
+    return "queue.int";
+  }
+  const AqmKind k = queue.aqm.kind;
+  if (k != AqmKind::kDropTail && k != AqmKind::kRed && k != AqmKind::kThreshold) {
+    return "queue.aqm";
+  }
+  return {};
+}
+
+QueueStage::Admission QueueStage::push_shared(Packet& p, Instant now, StageOutput& out) {
+  const BitRate rate = rate_.rate_at(now);
+  const Instant free = shared_->free_at();
+  const std::uint64_t backlog = SharedWire::backlog_bytes(free, now, rate);
+  shared_backlog_ = backlog;
+  if (backlog + p.size_bytes > max_bytes_) {
+    drop_at_admission(p, DropCause::kQueueBytes, out);
+    return Admission::kDropped;
+  }
+  QueueView v;
+  v.rate = rate;
+  v.bytes[0] = backlog;
+  // Frames waiting, in frames of this one's size (the AQMs that run here read bytes).
+  v.packets[0] = backlog == 0 ? 0 : (backlog + p.size_bytes - 1) / p.size_bytes;
+  v.head_sojourn[0] = free > now ? free - now : Duration{0};
+  AqmVerdict verdict = AqmVerdict::kPass;
+  if (v.packets[0] == 0) {
+    // The wire went idle at `free` (once per idle period, so RED's idle decay counts it once).
+    if (free != shared_empty_told_) {
+      aqm_.on_queue_empty(std::min(free, now));
+      shared_empty_told_ = free;
+    }
+    if (!aqm_.pass_at_empty(now)) {
+      verdict = aqm_.on_enqueue(p, v, now);
+    }
+  } else {
+    verdict = aqm_.on_enqueue(p, v, now);
+  }
+  if (verdict != AqmVerdict::kPass && !apply_verdict(p, verdict, out)) {
+    return Admission::kDropped;
+  }
+  const std::uint32_t size = p.size_bytes;
+  Duration tx{0};
+  const auto [start, departure] = shared_->claim(now, [&](Instant at) {
+    tx = rate_.transmit_time(size, at);
+    return tx;
+  });
+  (void)start;
+  stats_.max_queue_bytes = std::max(stats_.max_queue_bytes, backlog + size);
+  note_departure(size, departure, tx);
+  p.time = departure;
+  return Admission::kScheduled;
+}
+
 void QueueStage::push(Packet&& p, Instant now, StageOutput& out) {
+  if (shared_ != nullptr) {
+    if (push_shared(p, now, out) == Admission::kScheduled) {
+      shared_out_.push_back(std::move(p));
+    }
+    return;
+  }
   settle(now);
   enqueue(std::move(p), now, out);
   serve_held(now, out);
@@ -225,6 +299,9 @@ void QueueStage::inject_cross_traffic(Instant now, StageOutput& out) {
 }
 
 Instant QueueStage::next_wakeup() const {
+  if (!shared_out_.empty()) {
+    return shared_out_.front().time;
+  }
   Instant t = std::min(aqm_.aqm().next_timer(), cross_.next_event());
   if (rate_.opportunities()) {
     t = std::min(t, next_opportunity_);
@@ -238,6 +315,10 @@ Instant QueueStage::next_wakeup() const {
 }
 
 void QueueStage::pull(Instant now, StageOutput& out) {
+  while (!shared_out_.empty() && shared_out_.front().time <= now) {
+    out.emit(std::move(shared_out_.front()));
+    shared_out_.pop_discard();
+  }
   settle(now);
   if (wire_q_ >= 0 && wire_done_ <= now) {
     finish_service(out);
@@ -257,11 +338,15 @@ void QueueStage::pull(Instant now, StageOutput& out) {
 
 // Scheduled packets count while they are queued or on the wire (until settle() sees them go).
 std::uint64_t QueueStage::held_packets() const {
-  return packets_total_ + (wire_q_ >= 0 ? 1 : 0) + sched_.on_wire_packets();
+  return packets_total_ + (wire_q_ >= 0 ? 1 : 0) + sched_.on_wire_packets() + shared_out_.size();
 }
 
 std::uint64_t QueueStage::held_bytes() const {
-  return bytes_total_ + wire_bytes_ + sched_.on_wire_bytes();
+  std::uint64_t shared = 0;
+  for (std::size_t i = 0; i < shared_out_.size(); ++i) {
+    shared += shared_out_[i].size_bytes;
+  }
+  return bytes_total_ + wire_bytes_ + sched_.on_wire_bytes() + shared;
 }
 
 }  // namespace gw

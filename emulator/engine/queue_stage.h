@@ -38,6 +38,7 @@
 #include "emulator/engine/int_stamper.h"
 #include "emulator/engine/rate_server.h"
 #include "emulator/engine/scheduled_backlog.h"
+#include "emulator/engine/shared_wire.h"
 #include "emulator/engine/spec.h"
 #include "emulator/engine/stage.h"
 
@@ -65,6 +66,16 @@ class QueueStage final : public Stage {
   std::uint64_t held_bytes() const override;
   std::string name() const override { return "queue"; }
 
+  // Whether these settings can run on a wire shared by several engines (shared_wire.h): a
+  // fixed rate (no trace, no Mahimahi opportunities), an AQM that decides at enqueue (droptail,
+  // RED, threshold), no packet or sojourn limit, no microbursts, no INT. Empty when they can,
+  // else the setting (its JSON name under the direction) that cannot.
+  static std::string unshareable(const RateSettings& rate, const QueueSettings& queue);
+  // From now on the link is `wire`, shared with other engines (null = its own again); the
+  // settings must be shareable. Every frame is then scheduled at admission against the wire,
+  // whatever the horizon: a phase's new rate applies to frames arriving after it.
+  void share(SharedWire* wire) { shared_ = wire; }
+
   // Scheduling at admission (above). schedulable(): the settings allow it.
   bool schedulable() const { return schedulable_; }
   enum class Admission : std::uint8_t { kScheduled, kDropped, kHeld };
@@ -87,7 +98,8 @@ class QueueStage final : public Stage {
     }
   }
 
-  std::uint64_t queue_bytes() const { return bytes_total_; }
+  // With a shared wire: its backlog as the last arrival here saw it.
+  std::uint64_t queue_bytes() const { return shared_ != nullptr ? shared_backlog_ : bytes_total_; }
   const QueueStats& stats() const { return stats_; }
   BitRate rate_at(Instant now) const { return rate_.rate_at(now); }
 
@@ -108,6 +120,8 @@ class QueueStage final : public Stage {
   bool apply_verdict(Packet& p, AqmVerdict v, StageOutput& out);
   // p leaves the pipeline (cross traffic counted apart).
   void drop(Packet&& p, DropCause cause, StageOutput& out);
+  // Admission and scheduling against the shared wire.
+  Admission push_shared(Packet& p, Instant now, StageOutput& out);
   // push_scheduled() for a packet that is not scheduled: held and served by events.
   Admission hold_for_events(Packet& p, Instant now, StageOutput& out);
   void store(Packet&& p, Instant now);
@@ -164,6 +178,13 @@ class QueueStage final : public Stage {
   Instant next_opportunity_ = kNever;  // Mahimahi: the opportunity awaited
   Instant last_departure_{};           // of any packet, held or scheduled
 
+  // Shared wire (share()): frames pushed the event way wait here for their departure, in order
+  // (each claim is later than this engine's previous one).
+  SharedWire* shared_ = nullptr;
+  Ring<Packet> shared_out_;
+  std::uint64_t shared_backlog_ = 0;
+  Instant shared_empty_told_ = kNever;  // the wire's free instant the AQM was told was idle
+
   QueueStats stats_;
 };
 
@@ -205,6 +226,9 @@ inline QueueStage::Admission QueueStage::push_scheduled(Packet& p, Instant now, 
 [[gnu::always_inline]] inline QueueStage::Admission QueueStage::push_settled(Packet& p, Instant now,
                                                                              Instant horizon, bool events,
                                                                              StageOutput& out) {
+  if (shared_ != nullptr) [[unlikely]] {
+    return push_shared(p, now, out);
+  }
   // Admission neither holds p nor serves anything, so `events` stays true to the queue.
   if (!admit(p, now, events, out)) {
     return Admission::kDropped;

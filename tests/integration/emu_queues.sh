@@ -8,8 +8,11 @@
 # Checks: stderr says which lcore runs which lane; each direction has two queues in s.json, each
 # queue received frames (> 100), dropped some to loss and balances on its own; the direction's
 # counters are the sum of its queues'; two lcores ran two lanes each; every mbuf is back.
-# Then the refusals, exit 2 before DPDK starts: a profile with a rate (a bottleneck the queues
-# would each count in full) names $.a_to_b.rate; --capture with --queues 2.
+# Then a shared bottleneck: 200 Mbit/s a_to_b, the two queues' engines taking turns on one link
+# (emulator/engine/shared_wire.h): iperf3 -P 16 gets at most 200 Mbit/s in all (x 1.03 for
+# iperf3's own interval edges), not 200 per queue, and at least half of it; both queues carried
+# some of it. Then the refusals, exit 2 before DPDK starts: a CoDel queue (it decides at dequeue,
+# which a shared link cannot) names $.a_to_b.queue.aqm; --capture with --queues 2; --queues 17.
 # Needs root (namespaces, af_packet), iperf3; skipped with exit 0 otherwise. Labels: cli;root.
 # Usage: emu_queues.sh GRADWALL SOURCE_DIR   (how tests/CMakeLists.txt runs it)
 set -euo pipefail
@@ -86,13 +89,37 @@ EOF
 echo "$out"
 [[ $(tail -n 1 <<<"$out") == ok ]] || fail "per-queue counters: $out"
 
-# Refusals: exit 2, before DPDK starts.
+# A shared bottleneck.
 cat >rate.json <<'JSON'
-{"gradwall": "profile/v1", "name": "bottleneck", "a_to_b": {"rate": {"rate_gbps": 10}}}
+{"gradwall": "profile/v1", "name": "shared-200m", "seed": 3,
+ "a_to_b": {"rate": {"rate_mbps": 200}, "queue": {"limit_bytes": 500000}, "delay": {"delay_ms": 2}},
+ "b_to_a": {"delay": {"delay_ms": 2}}}
 JSON
-run "$GW" emu --profile rate.json --duration 1 --queues 2 -- --no-huge -m 256 --no-pci -l 0
-((rc == 2)) || fail "a rate with --queues 2: exit $rc, want 2: $err"
-grep -q 'rate.json.*\$\.a_to_b\.rate' <<<"$err" || fail "the refusal does not name rate.json and \$.a_to_b.rate: $err"
+emu_start rate.json 20 --queues 2
+if ! emu_wait_forwarding; then
+  fail "gradwall emu (rate.json) did not forward within ~10 s; its stderr: $(<emu.err)"
+  finish
+fi
+run ip netns exec gw-a iperf3 -c 198.18.0.2 -p 5201 -t 3 -P 16 -J
+((rc == 0)) || fail "iperf3 through the shared 200 Mbit/s: exit $rc: $err"
+mbps=$("$PY" -c 'import json,sys; print("%.1f" % (json.loads(sys.stdin.read())["end"]["sum_received"]["bits_per_second"] / 1e6))' <<<"$out")
+echo "16 streams over two queues through a shared 200 Mbit/s: $mbps Mbit/s"
+"$PY" -c "import sys; sys.exit(0 if 100 <= $mbps <= 206 else 1)" ||
+  fail "want 100-206 Mbit/s through one shared 200 Mbit/s link, got $mbps (two unshared links would pass up to 400)"
+emu_stop
+emu_check_stats s.json 1000
+run "$PY" -c 'import json; s=json.load(open("s.json")); print(*(q["sent"] for q in s["a_to_b"]["queues"]))'
+echo "a_to_b sent per queue: $out"
+read -r q0 q1 <<<"$out"
+((q0 > 100 && q1 > 100)) || fail "want both queues to carry the shared link's traffic, got $out"
+
+# Refusals: exit 2, before DPDK starts.
+cat >codel.json <<'JSON'
+{"gradwall": "profile/v1", "name": "codel", "a_to_b": {"rate": {"rate_gbps": 10}, "queue": {"aqm": {"kind": "codel"}}}}
+JSON
+run "$GW" emu --profile codel.json --duration 1 --queues 2 -- --no-huge -m 256 --no-pci -l 0
+((rc == 2)) || fail "CoDel with --queues 2: exit $rc, want 2: $err"
+grep -q 'codel.json.*\$\.a_to_b\.queue\.aqm' <<<"$err" || fail "the refusal does not name codel.json and \$.a_to_b.queue.aqm: $err"
 run "$GW" emu --profile p.json --duration 1 --queues 2 --capture cap -- --no-huge -m 256 --no-pci -l 0
 ((rc == 2)) || fail "--capture with --queues 2: exit $rc, want 2: $err"
 run "$GW" emu --profile p.json --duration 1 --queues 17 -- --no-huge -m 256 --no-pci -l 0
