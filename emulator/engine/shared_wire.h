@@ -29,8 +29,13 @@ namespace gw {
 
 class SharedWire {
  public:
-  // When the wire is free for the next frame (kEpoch before the first).
-  Instant free_at() const { return kEpoch + Duration{free_ns_.load(std::memory_order_acquire)}; }
+  // When the wire is free for the next frame (kEpoch before the first). Asks for the line in
+  // the exclusive state (PREFETCHW) first: a claim follows, and a plain read would fetch the
+  // line shared and then have to upgrade it, two transfers between cores instead of one.
+  Instant free_at() const {
+    __builtin_prefetch(&free_ns_, 1, 3);
+    return kEpoch + Duration{free_ns_.load(std::memory_order_acquire)};
+  }
 
   // Bytes the wire still has to send at `now`, at `rate` (0 = unlimited: nothing waits).
   static std::uint64_t backlog_bytes(Instant free, Instant now, BitRate rate) {
