@@ -72,7 +72,7 @@ struct ForwarderOptions {
 // Which lcore (0 = the calling one, i = worker_lcores[i - 1]) runs each lane, lanes in the order
 // a_to_b queue 0, b_to_a queue 0, a_to_b queue 1, ... With at least as many queues as lcores,
 // lcore i runs both directions of queues i, i + lcores, ... (a queue's two lanes share an
-// lcore, and a flow's frames and its ACKs come round the same loop); with fewer, lane j runs
+// lcore; a flow's ACKs are hashed on the other port, so may be on another); with fewer, lane j runs
 // on lcore j mod lcores (one queue on two lcores: a_to_b on the calling one, b_to_a on the
 // worker). Lcores past the lane count run nothing.
 std::vector<unsigned> lane_layout(std::uint16_t queues, unsigned lcores);

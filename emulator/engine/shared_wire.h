@@ -15,12 +15,14 @@
 // per-packet path; SharedWires::get() (when engines are built or reconfigured) takes a mutex.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 
 #include "core/rate.h"
 #include "core/time.h"
