@@ -114,16 +114,24 @@ Outcome run_split(std::vector<DirectionEngine*> engines, int n, std::uint32_t by
   return out;
 }
 
+// The same frames through one engine, and split over two engines on one shared wire.
+struct SingleAndShared {
+  Outcome single;
+  Outcome shared;
+};
+SingleAndShared single_and_shared(const Profile& p, int n, std::uint32_t bytes, Duration gap) {
+  DirectionEngine one(p, Direction::kAToB);
+  SharedWires wires;
+  DirectionEngine q0(p, Direction::kAToB, 0, &wires);
+  DirectionEngine q1(p, Direction::kAToB, 1, &wires);
+  return {run_split({&one}, n, bytes, gap), run_split({&q0, &q1}, n, bytes, gap)};
+}
+
 TEST(SharedBottleneck, TwoEnginesOnOneWireReleaseExactlyAsOneEngine) {
   // 1000-byte frames every 40 us (200 Mbit/s) into a 100 Mbit/s link + 10 ms: the queue grows
   // by one frame per two; each frame leaves at max(arrival, the previous departure) + 80 us.
   const Profile p = profile(R"("a_to_b": {"rate": {"rate_mbps": 100}, "delay": {"delay_ms": 10}})");
-  DirectionEngine one(p, Direction::kAToB);
-  const Outcome single = run_split({&one}, 2000, 1000, std::chrono::microseconds(40));
-  SharedWires wires;
-  DirectionEngine q0(p, Direction::kAToB, 0, &wires);
-  DirectionEngine q1(p, Direction::kAToB, 1, &wires);
-  const Outcome shared = run_split({&q0, &q1}, 2000, 1000, std::chrono::microseconds(40));
+  const auto [single, shared] = single_and_shared(p, 2000, 1000, std::chrono::microseconds(40));
   EXPECT_EQ(shared.released, single.released);
   // The last frame waited behind the other 1999: 2000 x 80 us + 10 ms after the first arrival.
   EXPECT_EQ(single.released.back(),
@@ -140,12 +148,7 @@ TEST(SharedBottleneck, AByteLimitDropsAsOneQueueWithinAFrame) {
   // 150 Mbit/s offered into 100 Mbit/s with a 50 kB limit: a third is dropped once it is full.
   const Profile p = profile(R"("a_to_b": {"rate": {"rate_mbps": 100}, "queue": {"limit_bytes": 50000},
       "delay": {"delay_ms": 1}})");
-  DirectionEngine one(p, Direction::kAToB);
-  const Outcome single = run_split({&one}, 30000, 1000, std::chrono::nanoseconds(53'333));
-  SharedWires wires;
-  DirectionEngine q0(p, Direction::kAToB, 0, &wires);
-  DirectionEngine q1(p, Direction::kAToB, 1, &wires);
-  const Outcome shared = run_split({&q0, &q1}, 30000, 1000, std::chrono::nanoseconds(53'333));
+  const auto [single, shared] = single_and_shared(p, 30000, 1000, std::chrono::nanoseconds(53'333));
   const auto drops = [](const Outcome& o) {
     return std::count(o.released.begin(), o.released.end(), kNever);
   };
@@ -165,12 +168,7 @@ TEST(SharedBottleneck, RedOverSharedWireMarksAboutAsOneQueue) {
   const Profile p = profile(R"("a_to_b": {"rate": {"rate_mbps": 100}, "queue": {"limit_bytes": 150000,
       "aqm": {"kind": "red", "min_bytes": 20000, "max_bytes": 200000, "max_p": 0.1, "ecn": true}},
       "delay": {"delay_ms": 1}})");
-  DirectionEngine one(p, Direction::kAToB);
-  const Outcome single = run_split({&one}, 40000, 1000, std::chrono::nanoseconds(79'000));
-  SharedWires wires;
-  DirectionEngine q0(p, Direction::kAToB, 0, &wires);
-  DirectionEngine q1(p, Direction::kAToB, 1, &wires);
-  const Outcome shared = run_split({&q0, &q1}, 40000, 1000, std::chrono::nanoseconds(79'000));
+  const auto [single, shared] = single_and_shared(p, 40000, 1000, std::chrono::nanoseconds(79'000));
   ASSERT_GT(single.marked, 500);
   EXPECT_NEAR(shared.marked, single.marked, 0.1 * single.marked);
 }
