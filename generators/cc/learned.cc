@@ -151,6 +151,11 @@ LearnedPolicy parse_policy(const nlohmann::json& doc) {
     fail("$.architecture.action_gain", "a number in (0, 4]");
   }
   p.action_gain = a["action_gain"].get<double>();
+  if (a.contains("startup")) {
+    if (!a["startup"].is_boolean())
+      fail("$.architecture.startup", "true or false");
+    p.startup = a["startup"].get<bool>();
+  }
   if (!doc.contains("weights") || !doc["weights"].is_array())
     fail("$.weights", "missing: an array of numbers");
   const nlohmann::json& w = doc["weights"];
@@ -181,7 +186,8 @@ nlohmann::json policy_to_json(const LearnedPolicy& p) {
             {"history", LearnedPolicy::kHistory},
             {"features", std::vector<std::string>(std::begin(kFeatureNames), std::end(kFeatureNames))},
             {"action", "pacing rate x 2^(action_gain x a), a = the output in (-1, 1), once per smoothed RTT"},
-            {"action_gain", p.action_gain}}},
+            {"action_gain", p.action_gain},
+            {"startup", p.startup}}},
           {"provenance", p.provenance},
           {"weights_fnv1a64",
            [&] {
@@ -208,7 +214,8 @@ class Learned final : public CongestionControl {
         net_(*policy_),
         mss_(ctx.mss_bytes),
         line_rate_(static_cast<double>(ctx.line_rate_bps)),
-        min_rate_(std::min(min_rate_bps, line_rate_)) {
+        min_rate_(std::min(min_rate_bps, line_rate_)),
+        in_startup_(policy_->startup) {
     double initial = initial_rate_bps;
     if (initial <= 0) {
       const double rtt = std::chrono::duration<double>(ctx.base_rtt_hint).count();
@@ -285,9 +292,28 @@ class Learned final : public CongestionControl {
         static_cast<float>(std::clamp(std::log2(rate_ / line_rate_) / 8, -2.0, 0.0))};
     std::copy(history_.begin() + LearnedPolicy::kFeatures, history_.end(), history_.begin());
     std::copy(std::begin(f), std::end(f), history_.end() - LearnedPolicy::kFeatures);
-    const float a = net_.decide(history_);
-    rate_ =
-        std::clamp(rate_ * std::exp2(policy_->action_gain * static_cast<double>(a)), min_rate_, line_rate_);
+    if (in_startup_) {
+      // RFC 9406 §4.2: RttThresh = clamp(lastRoundMinRTT / 8, MIN_RTT_THRESH 4 ms,
+      // MAX_RTT_THRESH 16 ms), compared with the round's least RTT as here.
+      const double thresh = std::clamp(min_rtt / 8, 0.004, 0.016);
+      const bool queue =
+          least > min_rtt + thresh || ce_ > 0 ||
+          static_cast<double>(lost_) > 0.05 * static_cast<double>(std::max<std::uint64_t>(sent_, 1));
+      if (queue) {
+        in_startup_ = false;
+        const double seconds = std::chrono::duration<double>(now - interval_start_).count();
+        if (seconds > 0) {
+          rate_ =
+              std::clamp(std::min(rate_, static_cast<double>(acked_) * 8 / seconds), min_rate_, line_rate_);
+        }
+      } else {
+        rate_ = std::min(rate_ * 2, line_rate_);
+      }
+    } else {
+      const float a = net_.decide(history_);
+      rate_ =
+          std::clamp(rate_ * std::exp2(policy_->action_gain * static_cast<double>(a)), min_rate_, line_rate_);
+    }
     prev_least_ = least;
     interval_start_ = now;
     sent_ = acked_ = ce_ = lost_ = 0;
@@ -300,6 +326,7 @@ class Learned final : public CongestionControl {
   std::uint32_t mss_;
   double line_rate_;
   double min_rate_;
+  bool in_startup_;
   double rate_ = 0;
   RttEstimator rtt_;
   bool started_ = false;

@@ -6,6 +6,14 @@
 // weights) maps them to an action a in (-1, 1); the pacing rate is multiplied by 2^(gain x a).
 // The window is the 2 x rate x srtt safety window of acc (acc.h).
 //
+// With `startup` (policies trained since 2026-12-07), the network decides only after a
+// startup: the rate doubles each interval, as slow start and BBR's Startup grow, until the
+// interval's least RTT exceeds the least RTT by RFC 9406's (HyStart++) RttThresh,
+// clamp(min RTT / 8, 4 ms, 16 ms), a CE mark arrives or more than 5 % of the interval's bytes
+// are lost; the rate is then the interval's delivery rate when that is lower. A policy grown
+// from a 10-packet start by its own multipliers takes 30 round trips to fill 24 Gbit/s at
+// 150 ms (docs/cc.md).
+//
 // Features of an interval, each clipped to the range given:
 //   0 min-RTT inflation   least RTT of the interval / min RTT - 1      [0, 4]
 //   1 min-RTT gradient    (least RTT - the previous interval's) / min RTT [-1, 1]
@@ -47,7 +55,11 @@ struct LearnedPolicy {
 
   // Layer by layer, row-major (out x in), each layer's biases after its weights.
   std::array<float, kWeights> weights{};
-  double action_gain = 1.0;        // rate *= 2^(action_gain x a)
+  double action_gain = 1.0;  // rate *= 2^(action_gain x a)
+  // A startup before the network decides: the rate doubles each monitor interval until the
+  // first sign of a queue (docs/cc.md "learned"). A policy is trained with or without it and
+  // runs as it was trained: the file's `architecture.startup` (absent: false).
+  bool startup = false;
   nlohmann::json provenance = {};  // how it was trained (`gradwall train`)
 
   // a in (-1, 1) for the 28 inputs (oldest interval first), layer by layer as stored: the

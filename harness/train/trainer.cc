@@ -268,6 +268,7 @@ cc::LearnedPolicy train(const TrainOptions& o) {
   const int generations =
       std::max<int>(1, static_cast<int>(o.episodes / static_cast<std::uint64_t>(per_generation)));
   cc::LearnedPolicy theta = initial_policy(o.seed, o.action_gain);
+  theta.startup = o.startup;
   std::uint64_t done = 0;
   // A fixed validation set, scored at the start and every kValidateEvery generations: the
   // policy returned is the best of those, so training never hands back worse than it began

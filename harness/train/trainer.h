@@ -75,6 +75,7 @@ struct TrainOptions {
   double sigma = 0.02;
   double learning_rate = 0.002;
   double action_gain = 1.0;
+  bool startup = true;       // the controller's startup before the network decides (learned.h)
   int validation_paths = 6;  // the fixed set the best policy is chosen on
   // Called after each generation: generation, generations, episodes done, mean reward.
   std::function<void(int, int, std::uint64_t, double)> progress;

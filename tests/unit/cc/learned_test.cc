@@ -110,7 +110,13 @@ TEST(LearnedPolicy, FileRoundTripKeepsTheWeightsBitForBit) {
   const LearnedPolicy q = parse_policy(nlohmann::json::parse(policy_to_json(p).dump()));
   EXPECT_EQ(q.weights_hash(), p.weights_hash());
   EXPECT_EQ(q.action_gain, 0.75);
+  EXPECT_FALSE(q.startup);
   EXPECT_EQ(q.provenance["seed"], 5);
+  p.startup = true;
+  EXPECT_TRUE(parse_policy(nlohmann::json::parse(policy_to_json(p).dump())).startup);
+  nlohmann::json older = policy_to_json(p);
+  older["architecture"].erase("startup");  // files from before the startup run without one
+  EXPECT_FALSE(parse_policy(older).startup);
   EXPECT_NE(random_policy(6, 0.5).weights_hash(), p.weights_hash());
 }
 
@@ -141,6 +147,9 @@ TEST(LearnedPolicy, ABadFileNamesThePathAndTheReason) {
   d = good;
   d["architecture"]["action_gain"] = 0;
   EXPECT_EQ(policy_error(d), "$.architecture.action_gain: a number in (0, 4]");
+  d = good;
+  d["architecture"]["startup"] = 1;
+  EXPECT_EQ(policy_error(d), "$.architecture.startup: true or false");
 }
 
 // A policy whose output is a constant: all weights 0 but the last bias.
@@ -178,6 +187,64 @@ TEST(LearnedController, AppliesTheActionOncePerRtt) {
     e.round({.rtt = rtt, .packets = 10});
   EXPECT_EQ(down->pacing_rate().bps, 1'000'000U) << "the rate fell below min_rate";
   EXPECT_EQ(down->name(), "learned");
+}
+
+std::shared_ptr<const LearnedPolicy> with_startup(float bias) {
+  auto p = std::make_shared<LearnedPolicy>(*constant_policy(bias, 1.0));
+  p->startup = true;
+  return p;
+}
+
+// With `startup` the rate doubles each interval whatever the network says (here it always
+// says halve), until the interval's least RTT passes the least by RFC 9406's RttThresh
+// (clamp(min RTT / 8, 4 ms, 16 ms): 4 ms at 10 ms); then the rate is the interval's delivery
+// rate when lower, and the network decides from the next interval on.
+TEST(LearnedController, StartupDoublesUntilTheRttGrowsPastHystartsThreshold) {
+  CcContext ctx;
+  ctx.mss_bytes = 1000;
+  ctx.line_rate_bps = 100'000'000'000ULL;
+  auto cc = make_learned_with(ctx, with_startup(-20), 10e6, 1e6);
+  test::Driver d(*cc, 1000);
+  d.round({.rtt = Duration{10'000'000}, .packets = 10});
+  const double r0 = static_cast<double>(cc->pacing_rate().bps);
+  for (int k = 0; k < 6; ++k) {  // 3 ms of queue, under the 4 ms threshold: still doubling
+    d.round({.rtt = Duration{k < 3 ? 10'000'000 : 13'000'000}, .packets = 10});
+    ASSERT_EQ(static_cast<double>(cc->pacing_rate().bps), r0 * std::pow(2, k + 1)) << k;
+  }
+  // 10 packets a round: the path delivers 10 kB per 20-ms interval, 4 Mbit/s, far below the
+  // 640 Mbit/s startup reached. A decision's interval ends at the first ACK of the next
+  // round, so the raised RTT shows in the first or the second decision.
+  double before = static_cast<double>(cc->pacing_rate().bps);
+  int rounds = 0;
+  while (static_cast<double>(cc->pacing_rate().bps) >= before && rounds < 3) {
+    before = static_cast<double>(cc->pacing_rate().bps);
+    d.round({.rtt = Duration{20'000'000}, .packets = 10});
+    ++rounds;
+  }
+  ASSERT_LT(rounds, 3) << "startup did not end on 10 ms of queue";
+  const double exit_rate = static_cast<double>(cc->pacing_rate().bps);
+  EXPECT_GT(exit_rate, 2e6);
+  EXPECT_LT(exit_rate, 8e6) << "not the interval's delivery rate";
+  d.round({.rtt = Duration{20'000'000}, .packets = 10});  // the network: 2^-0.9999994
+  EXPECT_NEAR(static_cast<double>(cc->pacing_rate().bps), exit_rate / 2, exit_rate * 1e-5);
+
+  // A CE mark ends it at once; so does more than 5 % of an interval lost (here 2 of 10).
+  for (const bool ce : {true, false}) {
+    auto c = make_learned_with(ctx, with_startup(-20), 10e6, 1e6);
+    test::Driver e(*c, 1000);
+    e.round({.rtt = Duration{10'000'000}, .packets = 10});
+    e.round({.rtt = Duration{10'000'000}, .packets = 10});
+    const double doubled = static_cast<double>(c->pacing_rate().bps);
+    EXPECT_EQ(doubled, 2 * r0);
+    for (int j = 0; j < 2; ++j) {
+      e.round(
+          {.rtt = Duration{10'000'000},
+           .packets = 10,
+           .ce = ce ? std::function<bool(std::uint64_t)>([](std::uint64_t i) { return i == 0; }) : nullptr,
+           .lost = ce ? 0U : 2U});
+    }
+    EXPECT_LT(static_cast<double>(c->pacing_rate().bps), doubled) << (ce ? "CE" : "loss");
+  }
 }
 
 // The registry makes it from cc_params.policy (an id register_policy gave) and refuses it
