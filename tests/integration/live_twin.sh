@@ -102,8 +102,8 @@ EOF_PY
   ((rc == 0)) || fail "bulk $cc goodput live/sim outside [0.85, 1.15]: $out"
 }
 bulk_twin cubic
-# The shipped learned policy (issue 20: within 15 % of sim). Measured 0.980-0.991 on seeds 1-3
-# (2026-12-06, release).
+# The shipped learned policy (issue 20: within 15 % of sim). Measured 0.980-0.982 on seeds 1-3
+# (2026-12-07, release, the policy with a startup).
 bulk_twin learned
 live_check_no_leaks "$TMP/twin.json"
 finish
