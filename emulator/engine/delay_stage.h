@@ -50,6 +50,7 @@
 #include "emulator/engine/correlated.h"
 #include "emulator/engine/distribution.h"
 #include "emulator/engine/release_calendar.h"
+#include "emulator/engine/shared_wire.h"
 #include "emulator/engine/spec.h"
 #include "emulator/engine/stage.h"
 
@@ -68,6 +69,12 @@ class DelayStage final : public Stage {
   // New settings (a phase change or a reload). Held packets keep their release times; the
   // random stream, the correlation state and the reorder counter carry on.
   void set_settings(const DelaySettings& settings);
+
+  // Under the preserve policy with jitter, the floor of time_to_send is `order`'s, shared with
+  // other engines' delay stages (the emulator's queues, shared_wire.h), instead of this
+  // stage's own. Without jitter a queue's packets keep their order by themselves and the floor
+  // stays this stage's.
+  void share_order(SharedOrder* order) { shared_order_ = order; }
 
   void push(Packet&& p, Instant now, StageOutput& out) override;
   // p arrives at p.time > now, known in advance (a bottleneck that computed its departure at
@@ -128,6 +135,7 @@ class DelayStage final : public Stage {
   CorrelatedUniform reorder_cor_;
   std::uint32_t counter_ = 0;        // netem q->counter: packets delayed since the last reordered one
   Instant latest_ = Instant::min();  // latest time_to_send handed out (kPreserve's floor)
+  SharedOrder* shared_order_ = nullptr;
   std::uint64_t next_seq_ = 0;
   // Packets that overtook the in-order run (jitter under the netem policy), made on first use.
   mutable std::optional<ReleaseCalendar> overtaken_;  // top() sorts a bucket: logically const
@@ -247,6 +255,9 @@ inline Instant DelayStage::time_to_send(Instant now) {
   Instant at = now + Duration{std::max<std::int64_t>(delay, 0)};
   if (params_.policy == ReorderPolicy::kPreserve) {
     at = std::max(at, latest_);
+    if (shared_order_ != nullptr && params_.jitter.count() != 0) {
+      at = shared_order_->raise(at);
+    }
   }
   return at;
 }

@@ -104,6 +104,7 @@ class DirectionEngine {
   void share(Pipeline& p, const std::string& name) {
     if (wires_ != nullptr) {
       p.share_bottleneck(wires_->get(name));
+      p.share_order(wires_->order(name));
     }
   }
 

@@ -93,6 +93,10 @@ Pipeline::Pipeline(const DirectionSpec& spec, std::uint64_t seed, const std::str
   set_active(spec);
 }
 
+void Pipeline::share_order(SharedOrder* order) {
+  delay_->share_order(order);
+}
+
 Pipeline::~Pipeline() = default;
 
 void Pipeline::set_active(const DirectionSpec& spec) {

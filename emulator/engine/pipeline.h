@@ -73,6 +73,9 @@ class Pipeline {
 
   // The bottleneck's link is `wire`, shared with other engines (QueueStage::share).
   void share_bottleneck(SharedWire* wire) { queue_->share(wire); }
+  // The order-preserving jitter's floor is `order`, shared with the same engines
+  // (DelayStage::share_order).
+  void share_order(SharedOrder* order);
 
   // Releases everything due up to `now`, then takes p (arriving at `now`).
   void push(Packet&& p, Instant now, PacketSink& sink) {

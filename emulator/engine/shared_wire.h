@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -68,22 +69,52 @@ class SharedWire {
   std::atomic<std::int64_t> free_ns_{0};
 };
 
-// The shared wires of one direction, one per pipeline (the default's, and each class's by name):
-// what the engines of that direction's queues pass to DirectionEngine.
-class SharedWires {
+// The floor of order-preserving jitter (delay `reorder_policy: "preserve"`) shared by the
+// engines of several queues. One engine raises each packet's time_to_send to the latest it
+// handed out, so packets never overtake each other and jitter turns into added delay; how much
+// delay depends on how many packets draw before it. With a floor per queue, a queue sees 1/N
+// of the packets and its packets gain less (measured: 1 ms of uniform jitter on 10-µs-spaced
+// frames added 529 µs on average in one queue, 383 µs split over two). Raising the floor of
+// all queues together keeps one link's order, and its delays, whatever the queue count.
+class SharedOrder {
  public:
-  SharedWire* get(const std::string& pipeline) {
-    const std::lock_guard<std::mutex> lock(mutex_);
-    std::unique_ptr<SharedWire>& w = wires_[pipeline];
-    if (!w) {
-      w = std::make_unique<SharedWire>();
+  // max(at, the latest time_to_send handed out by any queue), which becomes the latest.
+  Instant raise(Instant at) {
+    const std::int64_t want = (at - kEpoch).count();
+    std::int64_t latest = latest_ns_.load(std::memory_order_acquire);
+    while (latest < want) {
+      if (latest_ns_.compare_exchange_weak(latest, want, std::memory_order_acq_rel,
+                                           std::memory_order_acquire)) {
+        return at;
+      }
     }
-    return w.get();
+    return kEpoch + Duration{latest};
   }
 
  private:
+  std::atomic<std::int64_t> latest_ns_{std::numeric_limits<std::int64_t>::min()};
+};
+
+// The shared wires of one direction, one per pipeline (the default's, and each class's by name):
+// what the engines of that direction's queues pass to DirectionEngine. Each pipeline also has
+// its shared order floor.
+class SharedWires {
+ public:
+  SharedWire* get(const std::string& pipeline) { return find(pipeline).wire.get(); }
+  SharedOrder* order(const std::string& pipeline) { return find(pipeline).order.get(); }
+
+ private:
+  struct Shared {
+    std::unique_ptr<SharedWire> wire = std::make_unique<SharedWire>();
+    std::unique_ptr<SharedOrder> order = std::make_unique<SharedOrder>();
+  };
+  Shared& find(const std::string& pipeline) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    return shared_[pipeline];
+  }
+
   std::mutex mutex_;
-  std::map<std::string, std::unique_ptr<SharedWire>> wires_;
+  std::map<std::string, Shared> shared_;
 };
 
 }  // namespace gw
