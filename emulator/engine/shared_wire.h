@@ -73,8 +73,8 @@ class SharedWire {
 // engines of several queues. One engine raises each packet's time_to_send to the latest it
 // handed out, so packets never overtake each other and jitter turns into added delay; how much
 // delay depends on how many packets draw before it. With a floor per queue, a queue sees 1/N
-// of the packets and its packets gain less (measured: 1 ms of uniform jitter on 10-µs-spaced
-// frames added 529 µs on average in one queue, 383 µs split over two). Raising the floor of
+// of the packets and its packets gain less (measured: 1 ms of uniform jitter on 100-µs-spaced
+// frames added 515-529 µs on average in one queue, 370-382 µs split over two). Raising the floor of
 // all queues together keeps one link's order, and its delays, whatever the queue count.
 class SharedOrder {
  public:

@@ -11,7 +11,7 @@
 // interval's least RTT exceeds the least RTT by RFC 9406's (HyStart++) RttThresh,
 // clamp(min RTT / 8, 4 ms, 16 ms), a CE mark arrives or more than 5 % of the interval's bytes
 // are lost; the rate is then the interval's delivery rate when that is lower. A policy grown
-// from a 10-packet start by its own multipliers takes 30 round trips to fill 24 Gbit/s at
+// from a 10-packet start by its own multipliers took 32 round trips to fill 24 Gbit/s at
 // 150 ms (docs/cc.md).
 //
 // Features of an interval, each clipped to the range given:
