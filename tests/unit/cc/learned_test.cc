@@ -160,13 +160,19 @@ std::shared_ptr<const LearnedPolicy> constant_policy(float bias, double gain) {
   return p;
 }
 
+// 1000-byte segments on a 100 Gbit/s NIC: the rates the tests below reach stay far below it.
+CcContext context_1000b_100g() {
+  CcContext ctx;
+  ctx.mss_bytes = 1000;
+  ctx.line_rate_bps = 100'000'000'000ULL;
+  return ctx;
+}
+
 // The action is applied once per smoothed RTT: a = tanh(b) each interval multiplies the rate by
 // 2^(gain a). With a ~ 1 (b = 20) and gain 1 the rate doubles per RTT; with a ~ -1 it halves
 // down to the floor. The window is 2 x rate x srtt.
 TEST(LearnedController, AppliesTheActionOncePerRtt) {
-  CcContext ctx;
-  ctx.mss_bytes = 1000;
-  ctx.line_rate_bps = 100'000'000'000ULL;
+  const CcContext ctx = context_1000b_100g();
   auto up = make_learned_with(ctx, constant_policy(20, 1.0), 10e6, 1e6);
   test::Driver d(*up, 1000);
   const Duration rtt{10'000'000};
@@ -200,9 +206,7 @@ std::shared_ptr<const LearnedPolicy> with_startup(float bias) {
 // (clamp(min RTT / 8, 4 ms, 16 ms): 4 ms at 10 ms); then the rate is the interval's delivery
 // rate when lower, and the network decides from the next interval on.
 TEST(LearnedController, StartupDoublesUntilTheRttGrowsPastHystartsThreshold) {
-  CcContext ctx;
-  ctx.mss_bytes = 1000;
-  ctx.line_rate_bps = 100'000'000'000ULL;
+  const CcContext ctx = context_1000b_100g();
   auto cc = make_learned_with(ctx, with_startup(-20), 10e6, 1e6);
   test::Driver d(*cc, 1000);
   d.round({.rtt = Duration{10'000'000}, .packets = 10});
