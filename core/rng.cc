@@ -35,6 +35,16 @@ Rng::Rng(std::uint64_t seed, std::string_view stream) {
   }
 }
 
+Rng::Rng(std::uint64_t seed, std::uint64_t stream_hash, std::uint64_t flow) {
+  // The flow goes through one splitmix64 step first, so that keys that differ in a few bits
+  // give unrelated starting points; then as a named stream.
+  std::uint64_t f = flow;
+  std::uint64_t x = seed ^ rotl64(stream_hash ^ splitmix64(f), 17);
+  for (auto& word : s_) {
+    word = splitmix64(x);
+  }
+}
+
 std::uint64_t Rng::below(std::uint64_t n) {
   __extension__ typedef unsigned __int128 u128;
   const u128 m = static_cast<u128>(next_u64()) * n;

@@ -12,6 +12,11 @@ class Rng {
  public:
   // A stream named `stream` under `seed`; distinct names give independent streams.
   Rng(std::uint64_t seed, std::string_view stream);
+  // The stream of flow `flow` (a non-zero key) within the stream whose name hashes to
+  // `stream_hash` (hash_name): per-flow streams (emulator/engine/flow_streams.h).
+  Rng(std::uint64_t seed, std::uint64_t stream_hash, std::uint64_t flow);
+  // Stream "" under seed 0: a placeholder to be assigned over.
+  Rng() : Rng(0, std::string_view{}) {}
 
   // Inline: the engine draws one to three words per packet.
   std::uint64_t next_u64() {

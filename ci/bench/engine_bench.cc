@@ -45,10 +45,23 @@ const char* kFullWanPreserve = R"({
               "aqm": {"kind": "red", "min_bytes": 300000, "max_bytes": 900000, "ecn": true}}
   }})";
 
+// The preserve profile with per-flow random streams (flow_streams.h), offered as 1,024 flows
+// in turn: each packet's loss and jitter draws look up its flow's entry.
+const char* kFullWanPreservePerFlow = R"({
+  "gradwall": "profile/v1", "seed": 1, "streams": "per_flow",
+  "a_to_b": {
+    "delay": {"delay_ms": 25, "jitter_ms": 1, "distribution": "normal", "reorder_policy": "preserve"},
+    "loss": {"model": "gemodel", "p": 0.0001, "r": 0.5, "loss_in_bad": 0.5},
+    "rate": {"rate_gbps": 10},
+    "queue": {"limit_bytes": 62500000,
+              "aqm": {"kind": "red", "min_bytes": 300000, "max_bytes": 900000, "ecn": true}}
+  }})";
+
 const char* kEmpty = R"({"gradwall": "profile/v1"})";
 
-Packet make_packet() {
+Packet make_packet(std::uint16_t src_port = 0) {
   Packet p;
+  p.headers.src_port = src_port;
   p.size_bytes = 1500;
   p.headers.valid_l3 = true;
   p.headers.valid_l4 = true;
@@ -58,7 +71,8 @@ Packet make_packet() {
   return p;
 }
 
-void run_profile(benchmark::State& state, const char* json) {
+// Packet i belongs to flow i % flows (its UDP source port).
+void run_profile(benchmark::State& state, const char* json, std::uint16_t flows = 1) {
   const Profile profile = parse_profile(nlohmann::json::parse(json), "bench.json");
   DirectionEngine engine(profile, Direction::kAToB);
   NullSink sink;
@@ -67,7 +81,7 @@ void run_profile(benchmark::State& state, const char* json) {
   Instant now = kEpoch;
   std::uint64_t i = 0;
   for (auto _ : state) {
-    engine.push(make_packet(), now, sink);
+    engine.push(make_packet(static_cast<std::uint16_t>(i % flows)), now, sink);
     now += gap;
     ++i;
   }
@@ -81,6 +95,9 @@ void BM_EngineFullWanProfile(benchmark::State& state) {
 }
 void BM_EngineFullWanPreserve(benchmark::State& state) {
   run_profile(state, kFullWanPreserve);
+}
+void BM_EngineFullWanPreservePerFlow(benchmark::State& state) {
+  run_profile(state, kFullWanPreservePerFlow, 1024);
 }
 void BM_EngineEmptyProfile(benchmark::State& state) {
   run_profile(state, kEmpty);
@@ -110,6 +127,7 @@ void BM_ReferencePriorityQueue(benchmark::State& state) {
 
 BENCHMARK(BM_EngineFullWanProfile)->MinTime(2.0);
 BENCHMARK(BM_EngineFullWanPreserve)->MinTime(2.0);
+BENCHMARK(BM_EngineFullWanPreservePerFlow)->MinTime(2.0);
 BENCHMARK(BM_EngineEmptyProfile)->MinTime(1.0);
 BENCHMARK(BM_ReferencePriorityQueue)->MinTime(1.0);
 

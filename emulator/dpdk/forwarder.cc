@@ -37,6 +37,25 @@ namespace {
 
 constexpr std::uint16_t kBurst = 32;
 
+// A class pipeline's counters as the stats report them.
+ClassStats class_stats(const DirectionEngine::ClassView& c) {
+  const PipelineCounters& pc = c.pipeline->counters();
+  ClassStats cs;
+  cs.name = c.name;
+  cs.packets_in = pc.packets_in;
+  cs.bytes_in = pc.bytes_in;
+  cs.delivered = pc.delivered;
+  cs.bytes_delivered = pc.bytes_delivered;
+  cs.dropped = pc.dropped;
+  cs.duplicated = pc.duplicated;
+  cs.corrupted = pc.corrupted;
+  cs.marked_ce = pc.marked_ce;
+  cs.queue_bytes = c.pipeline->queue_bytes();
+  cs.flows = c.pipeline->flow_entries();
+  cs.flow_table_misses = c.pipeline->flow_table_misses();
+  return cs;
+}
+
 // TSC ticks since the start of the run as the engine's Instant, read once per loop.
 class TscClock {
  public:
@@ -669,19 +688,7 @@ struct Lane {
     snap.stats = stats;
     snap.stats.held = held();
     for (const DirectionEngine::ClassView& c : engine.classes()) {
-      const PipelineCounters& pc = c.pipeline->counters();
-      ClassStats cs;
-      cs.name = c.name;
-      cs.packets_in = pc.packets_in;
-      cs.bytes_in = pc.bytes_in;
-      cs.delivered = pc.delivered;
-      cs.bytes_delivered = pc.bytes_delivered;
-      cs.dropped = pc.dropped;
-      cs.duplicated = pc.duplicated;
-      cs.corrupted = pc.corrupted;
-      cs.marked_ce = pc.marked_ce;
-      cs.queue_bytes = c.pipeline->queue_bytes();
-      snap.stats.classes.push_back(std::move(cs));
+      snap.stats.classes.push_back(class_stats(c));
       snap.queue_bytes += c.pipeline->queue_bytes();
     }
     snap.current_delay_ns = sink.current_delay_ns();
@@ -911,9 +918,7 @@ std::int64_t wall_clock_ns() {
 DirectionStats final_stats(const Lane& lane) {
   DirectionStats s = lane.stats;
   for (const DirectionEngine::ClassView& c : lane.engine.classes()) {
-    const PipelineCounters& pc = c.pipeline->counters();
-    s.classes.push_back({c.name, pc.packets_in, pc.bytes_in, pc.delivered, pc.bytes_delivered, pc.dropped,
-                         pc.duplicated, pc.corrupted, pc.marked_ce, c.pipeline->queue_bytes()});
+    s.classes.push_back(class_stats(c));
   }
   return s;
 }

@@ -72,6 +72,8 @@ void DirectionStats::add(const DirectionStats& o) {
     it->corrupted += c.corrupted;
     it->marked_ce += c.marked_ce;
     it->queue_bytes = std::max(it->queue_bytes, c.queue_bytes);  // the lanes share the bottleneck
+    it->flows += c.flows;                                        // RSS puts a flow on one lane
+    it->flow_table_misses += c.flow_table_misses;
   }
 }
 
@@ -115,11 +117,17 @@ nlohmann::json to_json(const DelayErrorHistogram& h) {
 }
 
 nlohmann::json to_json(const ClassStats& s) {
-  return {{"packets_in", s.packets_in},        {"bytes_in", s.bytes_in},
-          {"delivered", s.delivered},          {"bytes_delivered", s.bytes_delivered},
-          {"dropped", causes_json(s.dropped)}, {"duplicated", s.duplicated},
-          {"corrupted", s.corrupted},          {"marked_ce", s.marked_ce},
-          {"queue_bytes", s.queue_bytes}};
+  return {{"packets_in", s.packets_in},
+          {"bytes_in", s.bytes_in},
+          {"delivered", s.delivered},
+          {"bytes_delivered", s.bytes_delivered},
+          {"dropped", causes_json(s.dropped)},
+          {"duplicated", s.duplicated},
+          {"corrupted", s.corrupted},
+          {"marked_ce", s.marked_ce},
+          {"queue_bytes", s.queue_bytes},
+          {"flows", s.flows},
+          {"flow_table_misses", s.flow_table_misses}};
 }
 
 nlohmann::json to_json(const DirectionStats& s) {

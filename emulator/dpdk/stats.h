@@ -54,6 +54,10 @@ struct ClassStats {
   std::uint64_t corrupted = 0;
   std::uint64_t marked_ce = 0;
   std::uint64_t queue_bytes = 0;  // its bottleneck's backlog when published
+  // Per-flow streams (flow_streams.h): flows with an entry, and packets whose flow found the
+  // table full and drew from the stage's stream. Both 0 with per-queue streams.
+  std::uint64_t flows = 0;
+  std::uint64_t flow_table_misses = 0;
 };
 
 struct DirectionStats {

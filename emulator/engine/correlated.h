@@ -88,4 +88,18 @@ class CorrelatedUniform {
   std::uint32_t last_ = 0;  // the previous output (netem crndstate.last)
 };
 
+// A stream and one correlated generator on it: the draw state of a stage with one chance
+// (duplicate, corrupt), kept per stage or per flow (flow_streams.h).
+struct CorrelatedDraws {
+  Rng rng;
+  CorrelatedUniform cor;
+
+  // init_crandom on a fresh stream: the first `last` is its first word.
+  static CorrelatedDraws make(Rng rng, double correlation) {
+    CorrelatedDraws d{rng, {}};
+    d.cor = CorrelatedUniform(correlation, d.rng);
+    return d;
+  }
+};
+
 }  // namespace gw

@@ -2,17 +2,23 @@
 
 namespace gw {
 
-CorruptStage::CorruptStage(const ChanceSettings& s, std::uint64_t seed, const std::string& stream)
-    : s_(s), rng_(seed, stream), cor_(s.correlation, rng_) {}
+CorruptStage::CorruptStage(const ChanceSettings& s, std::uint64_t seed, const std::string& stream,
+                           const std::string& flow_stream, const FlowStreamSettings& flows)
+    : s_(s), draws_(CorrelatedDraws::make(Rng(seed, stream), s.correlation), seed, flow_stream, flows) {}
 
 void CorruptStage::set_settings(const ChanceSettings& s) {
   s_ = s;
-  cor_.set_correlation(s.correlation);
+  draws_.for_each([&](CorrelatedDraws& d) { d.cor.set_correlation(s.correlation); });
 }
 
 void CorruptStage::push(Packet&& p, Instant /*now*/, StageOutput& out) {
-  if (p.size_bytes > 0 && p.corrupt_bit == kNoCorruption && cor_.chance(s_.p, rng_)) {
-    p.corrupt_bit = static_cast<std::uint32_t>(rng_.below(std::uint64_t{p.size_bytes} * 8));
+  if (p.size_bytes == 0 || p.corrupt_bit != kNoCorruption) {
+    out.emit(std::move(p));
+    return;
+  }
+  CorrelatedDraws& d = draws_.of(p, [this](Rng rng) { return CorrelatedDraws::make(rng, s_.correlation); });
+  if (d.cor.chance(s_.p, d.rng)) {
+    p.corrupt_bit = static_cast<std::uint32_t>(d.rng.below(std::uint64_t{p.size_bytes} * 8));
   }
   out.emit(std::move(p));
 }

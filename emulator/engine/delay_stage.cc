@@ -29,6 +29,8 @@ DelayStage::Params DelayStage::params_from(const DelaySettings& s) {
   p.jitter = std::max(s.jitter, Duration{0});
   p.table = s.distribution.values;
   p.policy = s.reorder_policy;
+  p.correlation = s.correlation;
+  p.reorder_correlation = s.reorder_correlation;
   p.reorder_threshold = scaled_probability(s.reorder_p);
   // tc q_netem.c: a reorder probability without a gap means gap 1; no probability, no reorder.
   p.gap = p.reorder_threshold == 0 ? 0 : std::max<std::uint32_t>(s.reorder_gap, 1);
@@ -45,17 +47,24 @@ DelayStage::Params DelayStage::params_from(const DelaySettings& s) {
 
 // netem_jitter_sample(u, params_.jitter, params_.table), the same value.
 
-DelayStage::DelayStage(const DelaySettings& settings, std::uint64_t seed, const std::string& stream)
-    : params_(params_from(settings)), rng_(seed, stream) {
+DelayStage::DelayStage(const DelaySettings& settings, std::uint64_t seed, const std::string& stream,
+                       const std::string& flow_stream, const FlowStreamSettings& flows)
+    : params_(params_from(settings)), draws_(fresh(Rng(seed, stream)), seed, flow_stream, flows) {}
+
+DelayStage::Draws DelayStage::fresh(Rng rng) const {
   // init_crandom for each generator, in a fixed order so the stream is reproducible.
-  delay_cor_ = CorrelatedUniform(settings.correlation, rng_);
-  reorder_cor_ = CorrelatedUniform(settings.reorder_correlation, rng_);
+  Draws d{rng, {}, {}, 0};
+  d.delay_cor = CorrelatedUniform(params_.correlation, d.rng);
+  d.reorder_cor = CorrelatedUniform(params_.reorder_correlation, d.rng);
+  return d;
 }
 
 void DelayStage::set_settings(const DelaySettings& settings) {
   params_ = params_from(settings);
-  delay_cor_.set_correlation(settings.correlation);
-  reorder_cor_.set_correlation(settings.reorder_correlation);
+  draws_.for_each([&](Draws& d) {
+    d.delay_cor.set_correlation(settings.correlation);
+    d.reorder_cor.set_correlation(settings.reorder_correlation);
+  });
 }
 
 void DelayStage::hold_overtaking(Packet&& p, Instant at, std::uint64_t seq, Instant now) {
@@ -75,14 +84,15 @@ void DelayStage::hold_overtaking(Packet&& p, Instant at, std::uint64_t seq, Inst
 }
 
 void DelayStage::push(Packet&& p, Instant now, StageOutput& out) {
-  if (reorder_now()) {
-    counter_ = 0;
+  Draws& d = draws_of(p);
+  if (reorder_now(d)) {
+    d.counter = 0;
     p.time = now;
     out.emit(std::move(p));
     return;
   }
-  const Instant at = time_to_send(now);
-  ++counter_;
+  const Instant at = time_to_send(now, d);
+  ++d.counter;
   latest_ = std::max(latest_, at);
   // Zero delay and nothing held due first: it leaves now (the pipeline releases what is due
   // before it pushes, so this only skips a round trip through the heap).

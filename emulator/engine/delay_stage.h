@@ -49,6 +49,7 @@
 #include "core/time.h"
 #include "emulator/engine/correlated.h"
 #include "emulator/engine/distribution.h"
+#include "emulator/engine/flow_streams.h"
 #include "emulator/engine/release_calendar.h"
 #include "emulator/engine/shared_wire.h"
 #include "emulator/engine/spec.h"
@@ -63,8 +64,12 @@ std::int64_t netem_jitter_sample(std::uint32_t u, Duration jitter, const std::ve
 
 class DelayStage final : public Stage {
  public:
-  // `seed` is the profile seed and `stream` this stage's stream name (Rng).
-  DelayStage(const DelaySettings& settings, std::uint64_t seed, const std::string& stream);
+  // `seed` is the profile seed and `stream` this stage's stream name (Rng); `flow_stream` and
+  // `flows`: per-flow streams (flow_streams.h), off by default. With them each flow has its
+  // own jitter and reorder draws and its own netem reorder counter (gap); the preserve
+  // policy's floor stays one per stage (or shared), as it orders the link.
+  DelayStage(const DelaySettings& settings, std::uint64_t seed, const std::string& stream,
+             const std::string& flow_stream = {}, const FlowStreamSettings& flows = {});
 
   // New settings (a phase change or a reload). Held packets keep their release times; the
   // random stream, the correlation state and the reorder counter carry on.
@@ -101,6 +106,8 @@ class DelayStage final : public Stage {
   }
   std::uint64_t held_bytes() const override { return held_bytes_; }
   std::string name() const override { return "delay"; }
+  std::uint64_t flows() const { return draws_.flows(); }
+  std::uint64_t flow_table_misses() const { return draws_.full_misses(); }
 
  private:
   // Settings converted to the integers the per-packet path uses.
@@ -119,21 +126,31 @@ class DelayStage final : public Stage {
     bool fast_mod = false;
     std::uint32_t mod_d = 1;
     std::uint64_t mod_m = 0;
+    double correlation = 0;  // what a new flow's generators start with
+    double reorder_correlation = 0;
   };
+  // What the jitter and reorder draws come from: the stage's, or one flow's.
+  struct Draws {
+    Rng rng;
+    CorrelatedUniform delay_cor;
+    CorrelatedUniform reorder_cor;
+    std::uint32_t counter = 0;  // netem q->counter: packets delayed since the last reordered one
+  };
+  Draws fresh(Rng rng) const;
+  Draws& draws_of(const Packet& p) {
+    return draws_.of(p, [this](Rng rng) { return fresh(rng); });
+  }
   using Held = Release;  // time_to_send, arrival order at this stage, index into slots_
 
   static Params params_from(const DelaySettings& s);
   std::int64_t jitter_sample(std::uint32_t u) const;
-  bool reorder_now();
-  Instant time_to_send(Instant now);
+  bool reorder_now(Draws& d);
+  Instant time_to_send(Instant now, Draws& d);
   void hold(Packet&& p, Instant at, Instant now);
   void hold_overtaking(Packet&& p, Instant at, std::uint64_t seq, Instant now);
 
   Params params_;
-  Rng rng_;
-  CorrelatedUniform delay_cor_;
-  CorrelatedUniform reorder_cor_;
-  std::uint32_t counter_ = 0;        // netem q->counter: packets delayed since the last reordered one
+  StageDraws<Draws> draws_;
   Instant latest_ = Instant::min();  // latest time_to_send handed out (kPreserve's floor)
   SharedOrder* shared_order_ = nullptr;
   std::uint64_t next_seq_ = 0;
@@ -240,17 +257,17 @@ inline std::int64_t DelayStage::jitter_sample(std::uint32_t u) const {
 // sch_netem.c netem_enqueue: `q->gap == 0 || q->counter < q->gap - 1 || q->reorder <
 // get_crandom(&q->reorder_cor)` delays the packet; otherwise it is sent at once. The draw
 // happens only when the first two tests fail, as C's short-circuit does.
-inline bool DelayStage::reorder_now() {
-  if (params_.policy != ReorderPolicy::kNetem || params_.gap == 0 || counter_ < params_.gap - 1) {
+inline bool DelayStage::reorder_now(Draws& d) {
+  if (params_.policy != ReorderPolicy::kNetem || params_.gap == 0 || d.counter < params_.gap - 1) {
     return false;
   }
-  return chance(reorder_cor_.next(rng_), params_.reorder_threshold);
+  return chance(d.reorder_cor.next(d.rng), params_.reorder_threshold);
 }
 
-inline Instant DelayStage::time_to_send(Instant now) {
+inline Instant DelayStage::time_to_send(Instant now, Draws& d) {
   std::int64_t delay = params_.delay.count();
   if (params_.jitter.count() != 0) {  // tabledist draws nothing when sigma == 0
-    delay += jitter_sample(delay_cor_.next(rng_));
+    delay += jitter_sample(d.delay_cor.next(d.rng));
   }
   Instant at = now + Duration{std::max<std::int64_t>(delay, 0)};
   if (params_.policy == ReorderPolicy::kPreserve) {
@@ -282,13 +299,14 @@ inline void DelayStage::push_ahead(Packet&& p, Instant now) {
   const Instant arrival = p.time;
   // As push() at `arrival`, except that what push() would emit at once is held until then;
   // it is released at `arrival` after what is held for the same instant, as it would be.
-  if (reorder_now()) {
-    counter_ = 0;
+  Draws& d = draws_of(p);
+  if (reorder_now(d)) {
+    d.counter = 0;
     hold(std::move(p), arrival, now);
     return;
   }
-  const Instant at = time_to_send(arrival);
-  ++counter_;
+  const Instant at = time_to_send(arrival, d);
+  ++d.counter;
   latest_ = std::max(latest_, at);
   hold(std::move(p), at, now);
 }

@@ -2,16 +2,22 @@
 
 namespace gw {
 
-DuplicateStage::DuplicateStage(const ChanceSettings& s, std::uint64_t seed, const std::string& stream)
-    : s_(s), rng_(seed, stream), cor_(s.correlation, rng_) {}
+DuplicateStage::DuplicateStage(const ChanceSettings& s, std::uint64_t seed, const std::string& stream,
+                               const std::string& flow_stream, const FlowStreamSettings& flows)
+    : s_(s), draws_(CorrelatedDraws::make(Rng(seed, stream), s.correlation), seed, flow_stream, flows) {}
 
 void DuplicateStage::set_settings(const ChanceSettings& s) {
   s_ = s;
-  cor_.set_correlation(s.correlation);
+  draws_.for_each([&](CorrelatedDraws& d) { d.cor.set_correlation(s.correlation); });
 }
 
 void DuplicateStage::push(Packet&& p, Instant /*now*/, StageOutput& out) {
-  if (!p.duplicate && cor_.chance(s_.p, rng_)) {
+  if (p.duplicate) {
+    out.emit(std::move(p));
+    return;
+  }
+  CorrelatedDraws& d = draws_.of(p, [this](Rng rng) { return CorrelatedDraws::make(rng, s_.correlation); });
+  if (d.cor.chance(s_.p, d.rng)) {
     Packet copy = p;
     copy.duplicate = true;
     out.duplicated(copy);

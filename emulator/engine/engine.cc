@@ -80,19 +80,30 @@ bool class_matches(const ClassMatch& m, const PacketHeaders& h) {
   return !(m.roce_dest_qp && *m.roce_dest_qp != h.roce_dest_qp);
 }
 
-std::string DirectionEngine::stream_name(const std::string& cls) const {
-  return std::string(direction_name(dir_)) + (lane_ == 0 ? "" : "/queue/" + std::to_string(lane_)) +
+std::string DirectionEngine::stream_name(const std::string& cls, bool with_lane) const {
+  return std::string(direction_name(dir_)) +
+         (lane_ == 0 || !with_lane ? "" : "/queue/" + std::to_string(lane_)) +
          (cls.empty() ? "" : "/class/" + cls);
 }
 
+std::unique_ptr<Pipeline> DirectionEngine::make_pipeline(const DirectionSpec& spec,
+                                                         const std::string& cls) const {
+  return std::make_unique<Pipeline>(spec, seed_, stream_name(cls, true), stream_name(cls, false), streams_);
+}
+
 DirectionEngine::DirectionEngine(const Profile& profile, Direction dir, unsigned lane, SharedWires* wires)
-    : dir_(dir), lane_(lane), wires_(wires), seed_(seed_of(profile, dir)), phases_(profile.phases) {
-  default_ = std::make_unique<Pipeline>(direction_of(profile, dir), seed_, stream_name(""));
+    : dir_(dir),
+      lane_(lane),
+      wires_(wires),
+      seed_(seed_of(profile, dir)),
+      streams_(profile.streams),
+      phases_(profile.phases) {
+  default_ = make_pipeline(direction_of(profile, dir), "");
   share(*default_, "default");
   for (const ClassSpec& c : profile.classes) {
     matches_.push_back(c.match);
     names_.push_back(c.name);
-    class_pipelines_.push_back(std::make_unique<Pipeline>(direction_of(c, dir), seed_, stream_name(c.name)));
+    class_pipelines_.push_back(make_pipeline(direction_of(c, dir), c.name));
   }
   set_horizons();
 }
@@ -207,7 +218,7 @@ void DirectionEngine::reconfigure(const Profile& profile, Instant now) {
       pl->reconfigure(direction_of(c, dir_));
       kept.push_back(std::move(pl));
     } else {
-      kept.push_back(std::make_unique<Pipeline>(direction_of(c, dir_), seed_, stream_name(c.name)));
+      kept.push_back(make_pipeline(direction_of(c, dir_), c.name));
       share(*kept.back(), "class/" + c.name);
     }
   }

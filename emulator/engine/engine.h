@@ -46,7 +46,8 @@ class DirectionEngine {
  public:
   // `lane` > 0: one of several engines sharing the direction's traffic (the emulator's rx
   // queues); each draws from its own streams ("<direction>/queue/<lane>..."), so that two
-  // queues never repeat each other's drops. Lane 0 keeps the direction's own streams.
+  // queues never repeat each other's drops. Lane 0 keeps the direction's own streams. With
+  // the profile's per-flow streams, a flow draws the same on every lane (flow_streams.h).
   // `wires` (non-null): the bottleneck of each pipeline is the link of that name shared with
   // the other lanes' engines (shared_wire.h); the profile's queue settings must allow it
   // (QueueStage::unshareable).
@@ -99,7 +100,10 @@ class DirectionEngine {
   void apply_phases_until(Instant now, PacketSink& sink);
   void set_horizons();  // tells the pipelines when the next phase comes
 
-  std::string stream_name(const std::string& cls) const;
+  // The streams' name prefix of a class ("" = default); `with_lane`: with this rx queue's
+  // part ("/queue/<lane>"), which per-flow streams leave out.
+  std::string stream_name(const std::string& cls, bool with_lane) const;
+  std::unique_ptr<Pipeline> make_pipeline(const DirectionSpec& spec, const std::string& cls) const;
 
   void share(Pipeline& p, const std::string& name) {
     if (wires_ != nullptr) {
@@ -112,6 +116,8 @@ class DirectionEngine {
   unsigned lane_;
   SharedWires* wires_;
   std::uint64_t seed_;
+  // Per-queue or per-flow streams, as the profile said at the start (a reload keeps them).
+  FlowStreamSettings streams_;
   std::vector<PhaseSpec> phases_;
   int phase_ = -1;
   Instant next_phase_ = kNever;  // when phases_[phase_ + 1] applies

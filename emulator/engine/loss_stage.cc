@@ -2,8 +2,9 @@
 
 namespace gw {
 
-LossStage::LossStage(const LossSettings& s, std::uint64_t seed, const std::string& stream)
-    : s_(s), rng_(seed, stream), cor_(s.correlation, rng_), ge_(ge_thresholds(s)) {}
+LossStage::LossStage(const LossSettings& s, std::uint64_t seed, const std::string& stream,
+                     const std::string& flow_stream, const FlowStreamSettings& flows)
+    : s_(s), ge_(ge_thresholds(s)), draws_(fresh(Rng(seed, stream)), seed, flow_stream, flows) {}
 
 LossStage::GeThresholds LossStage::ge_thresholds(const LossSettings& s) {
   return {scaled_probability(s.ge_p), scaled_probability(s.ge_r), scaled_probability(s.ge_1_h),
@@ -11,46 +12,50 @@ LossStage::GeThresholds LossStage::ge_thresholds(const LossSettings& s) {
 }
 
 void LossStage::set_settings(const LossSettings& s) {
-  if (s.model != s_.model) {
-    state_ = State::kGapTx;
-    ge_bad_ = false;
-  }
+  const bool model_changed = s.model != s_.model;
   s_ = s;
   ge_ = ge_thresholds(s);
-  cor_.set_correlation(s.correlation);
+  draws_.for_each([&](Draws& d) {
+    if (model_changed) {
+      d.state = State::kGapTx;
+      d.ge_bad = false;
+    }
+    d.cor.set_correlation(s.correlation);
+  });
 }
 
-bool LossStage::lose_4state() {
-  const double u = rng_.uniform();
-  switch (state_) {
+bool LossStage::lose_4state(Draws& d) {
+  State& state = d.state;
+  const double u = d.rng.uniform();
+  switch (state) {
     case State::kGapTx:
       if (u < s_.p14) {
-        state_ = State::kIsolatedLoss;
+        state = State::kIsolatedLoss;
         return true;
       }
       if (u < s_.p13 + s_.p14) {
-        state_ = State::kBurstLoss;
+        state = State::kBurstLoss;
         return true;
       }
       return false;
     case State::kBurstTx:
       if (u < s_.p23) {
-        state_ = State::kBurstLoss;
+        state = State::kBurstLoss;
         return true;
       }
       return false;
     case State::kBurstLoss:
       if (u < s_.p32) {
-        state_ = State::kBurstTx;
+        state = State::kBurstTx;
         return false;
       }
       if (u < s_.p31 + s_.p32) {
-        state_ = State::kGapTx;
+        state = State::kGapTx;
         return false;
       }
       return true;
     case State::kIsolatedLoss:
-      state_ = State::kGapTx;
+      state = State::kGapTx;
       return false;
   }
   return false;

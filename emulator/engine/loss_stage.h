@@ -14,6 +14,7 @@
 
 #include "core/rng.h"
 #include "emulator/engine/correlated.h"
+#include "emulator/engine/flow_streams.h"
 #include "emulator/engine/spec.h"
 #include "emulator/engine/stage.h"
 
@@ -23,33 +24,53 @@ class LossStage final : public Stage {
  public:
   enum class State : std::uint8_t { kGapTx = 1, kBurstTx = 2, kBurstLoss = 3, kIsolatedLoss = 4 };
 
-  LossStage(const LossSettings& s, std::uint64_t seed, const std::string& stream);
+  // `flow_stream` and `flows`: per-flow streams (flow_streams.h); off by default.
+  LossStage(const LossSettings& s, std::uint64_t seed, const std::string& stream,
+            const std::string& flow_stream = {}, const FlowStreamSettings& flows = {});
   void set_settings(const LossSettings& s);
 
   void push(Packet&& p, Instant now, StageOutput& out) override;
   // push() without passing p on: true when p goes on (perhaps marked CE), false when it went
   // to out.drop. The pipeline's direct path (pipeline.cc) calls this.
-  bool pass(Packet& p, StageOutput& out) { return !lose_next() || lost(p, out); }
+  bool pass(Packet& p, StageOutput& out) {
+    return !lose_next(draws_.of(p, [this](Rng rng) { return fresh(rng); })) || lost(p, out);
+  }
   bool timed() const override { return false; }
   std::string name() const override { return "loss"; }
 
-  // The model's decision for the next packet (advances the model). Public for tests.
-  bool lose_next() {
+  // The model's decision for the next packet on the stage's own stream (advances the model).
+  // Public for tests.
+  bool lose_next() { return lose_next(draws_.own()); }
+  State state() const { return draws_.own().state; }
+  bool ge_bad() const { return draws_.own().ge_bad; }
+  std::uint64_t flows() const { return draws_.flows(); }
+  std::uint64_t flow_table_misses() const { return draws_.full_misses(); }
+
+ private:
+  // What the model draws from and remembers: the stage's, or one flow's.
+  struct Draws {
+    Rng rng;
+    CorrelatedUniform cor;
+    State state = State::kGapTx;
+    bool ge_bad = false;
+  };
+  Draws fresh(Rng rng) const {
+    Draws d{rng, {}, State::kGapTx, false};
+    d.cor = CorrelatedUniform(s_.correlation, d.rng);
+    return d;
+  }
+  bool lose_next(Draws& d) {
     switch (s_.model) {
       case LossModel::kRandom:
-        return cor_.chance(s_.p, rng_);
+        return d.cor.chance(s_.p, d.rng);
       case LossModel::kState:
-        return lose_4state();
+        return lose_4state(d);
       case LossModel::kGemodel:
-        return lose_gemodel();
+        return lose_gemodel(d);
     }
     return false;
   }
-  State state() const { return state_; }
-  bool ge_bad() const { return ge_bad_; }
-
- private:
-  bool lose_4state();
+  bool lose_4state(Draws& d);
   // The model lost p: marked CE instead (true, p goes on) or dropped through out (false).
   bool lost(Packet& p, StageOutput& out);
   // Inline, as the most used model: first the transition, then the loss draw in the state the
@@ -57,15 +78,15 @@ class LossStage final : public Stage {
   // transition, the low half the loss), each compared with its probability scaled to 2^32 as
   // netem compares its u32 draws (loss_gilb_ell); the halves of a xoshiro256** output are
   // independent uniforms.
-  bool lose_gemodel() {
-    const bool was_bad = ge_bad_;
-    const std::uint64_t u = rng_.next_u64();
+  bool lose_gemodel(Draws& d) {
+    const bool was_bad = d.ge_bad;
+    const std::uint64_t u = d.rng.next_u64();
     const std::uint64_t transition = u >> 32;
     const std::uint64_t loss = u & 0xffff'ffffU;
     if (!was_bad && transition < ge_.p) {
-      ge_bad_ = true;
+      d.ge_bad = true;
     } else if (was_bad && transition < ge_.r) {
-      ge_bad_ = false;
+      d.ge_bad = false;
     }
     return loss < (was_bad ? ge_.loss_in_bad : ge_.loss_in_good);
   }
@@ -76,11 +97,8 @@ class LossStage final : public Stage {
   static GeThresholds ge_thresholds(const LossSettings& s);
 
   LossSettings s_;
-  Rng rng_;
-  CorrelatedUniform cor_;
   GeThresholds ge_;
-  State state_ = State::kGapTx;
-  bool ge_bad_ = false;
+  StageDraws<Draws> draws_;
 };
 
 }  // namespace gw

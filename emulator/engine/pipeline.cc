@@ -61,16 +61,21 @@ void Pipeline::Output::duplicated(Packet& copy) {
   pl_->sink_->duplicated(copy);
 }
 
-Pipeline::Pipeline(const DirectionSpec& spec, std::uint64_t seed, const std::string& stream_prefix)
+Pipeline::Pipeline(const DirectionSpec& spec, std::uint64_t seed, const std::string& stream_prefix,
+                   const std::string& flow_prefix, const FlowStreamSettings& flows)
     : limit_packets_(spec.limit_packets.value_or(UINT64_MAX)) {
   const std::string pre = stream_prefix + "/";
-  auto loss = std::make_unique<LossStage>(spec.loss.value_or(LossSettings{}), seed, pre + "loss");
-  auto dup =
-      std::make_unique<DuplicateStage>(spec.duplicate.value_or(ChanceSettings{}), seed, pre + "duplicate");
-  auto cor = std::make_unique<CorruptStage>(spec.corrupt.value_or(ChanceSettings{}), seed, pre + "corrupt");
+  const std::string fpre = (flow_prefix.empty() ? stream_prefix : flow_prefix) + "/flow/";
+  auto loss = std::make_unique<LossStage>(spec.loss.value_or(LossSettings{}), seed, pre + "loss",
+                                          fpre + "loss", flows);
+  auto dup = std::make_unique<DuplicateStage>(spec.duplicate.value_or(ChanceSettings{}), seed,
+                                              pre + "duplicate", fpre + "duplicate", flows);
+  auto cor = std::make_unique<CorruptStage>(spec.corrupt.value_or(ChanceSettings{}), seed, pre + "corrupt",
+                                            fpre + "corrupt", flows);
   auto queue = std::make_unique<QueueStage>(spec.rate.value_or(RateSettings{}),
                                             spec.queue.value_or(QueueSettings{}), seed, pre + "queue");
-  auto delay = std::make_unique<DelayStage>(spec.delay.value_or(DelaySettings{}), seed, pre + "delay");
+  auto delay = std::make_unique<DelayStage>(spec.delay.value_or(DelaySettings{}), seed, pre + "delay",
+                                            fpre + "delay", flows);
   auto incast = std::make_unique<IncastStage>(spec.incast.value_or(IncastSettings{}), seed, pre + "incast");
   auto slot = std::make_unique<SlotStage>(spec.slot.value_or(SlotSettings{}), seed, pre + "slot");
   loss_ = loss.get();
@@ -98,6 +103,15 @@ void Pipeline::share_order(SharedOrder* order) {
 }
 
 Pipeline::~Pipeline() = default;
+
+std::uint64_t Pipeline::flow_entries() const {
+  return std::max({loss_->flows(), duplicate_->flows(), corrupt_->flows(), delay_->flows()});
+}
+
+std::uint64_t Pipeline::flow_table_misses() const {
+  return loss_->flow_table_misses() + duplicate_->flow_table_misses() + corrupt_->flow_table_misses() +
+         delay_->flow_table_misses();
+}
 
 void Pipeline::set_active(const DirectionSpec& spec) {
   const std::vector<bool> was = active_;

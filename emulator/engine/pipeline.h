@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/time.h"
+#include "emulator/engine/flow_streams.h"
 #include "emulator/engine/packet.h"
 #include "emulator/engine/queue_stage.h"
 #include "emulator/engine/spec.h"
@@ -65,8 +66,11 @@ struct PipelineCounters {
 class Pipeline {
  public:
   // `seed` is the profile seed; each stage derives its own stream from it and `stream_prefix`
-  // (e.g. "a_to_b" or "a_to_b/class/roce-data") plus its name.
-  Pipeline(const DirectionSpec& spec, std::uint64_t seed, const std::string& stream_prefix);
+  // (e.g. "a_to_b" or "a_to_b/class/roce-data") plus its name. With `flows.per_flow` the
+  // loss, duplicate, corrupt and delay stages draw per flow (flow_streams.h) from streams
+  // named by `flow_prefix` (the stream prefix without the rx queue; empty: stream_prefix).
+  Pipeline(const DirectionSpec& spec, std::uint64_t seed, const std::string& stream_prefix,
+           const std::string& flow_prefix = {}, const FlowStreamSettings& flows = {});
   ~Pipeline();
   Pipeline(const Pipeline&) = delete;
   Pipeline& operator=(const Pipeline&) = delete;
@@ -120,6 +124,10 @@ class Pipeline {
   std::uint64_t held_packets() const;  // real packets inside (excludes synthetic)
   std::uint64_t queue_bytes() const;   // bytes in the bottleneck queue, if any
   const QueueStage* queue() const { return queue_; }
+  // Per-flow streams: the most flows any stage keeps an entry for, and the packets (summed
+  // over the stages) whose flow found no entry and drew from the stage's own stream.
+  std::uint64_t flow_entries() const;
+  std::uint64_t flow_table_misses() const;
 
  private:
   // What stage `from` sees as "the rest of the pipeline", for the call in progress: every

@@ -22,6 +22,30 @@ std::pair<nlohmann::json, nlohmann::json> directions(const JsonReader& r) {
   return {a, b};
 }
 
+// "streams": "per_queue" (netem's one stream per stage, the default) or "per_flow"; or an
+// object {"per": "queue" | "flow", "max_flows": N, "idle_*": D} (flow_streams.h).
+FlowStreamSettings parse_streams(const JsonReader& r) {
+  FlowStreamSettings s;
+  if (!r.has("streams")) {
+    return s;
+  }
+  if (!r.raw().at("streams").is_object()) {
+    s.per_flow = r.choice("streams", {"per_queue", "per_flow"}, "per_queue") == "per_flow";
+    return s;
+  }
+  const JsonReader o = r.object("streams");
+  s.per_flow = o.choice("per", {"queue", "flow"}, "queue") == "flow";
+  s.max_flows = static_cast<std::uint64_t>(o.optional_integer("max_flows", 1, std::int64_t{1} << 24)
+                                               .value_or(static_cast<std::int64_t>(s.max_flows)));
+  s.idle = o.duration("idle", Duration{1'000'000}, Duration{std::int64_t{86'400} * 1'000'000'000})
+               .value_or(s.idle);
+  if (!s.per_flow && (o.has("max_flows") || o.has("idle_s") || o.has("idle_ms") || o.has("idle"))) {
+    o.fail("per", "must be \"flow\" for max_flows and idle to mean anything");
+  }
+  o.finish();
+  return s;
+}
+
 }  // namespace
 
 Profile parse_profile(const nlohmann::json& doc, const std::string& file) {
@@ -41,6 +65,7 @@ Profile parse_profile(const nlohmann::json& doc, const std::string& file) {
   r.optional_string("source");
   p.seed = r.optional_seed("seed").value_or(1);
   p.seed_b_to_a = r.optional_seed("seed_b_to_a");
+  p.streams = parse_streams(r);
 
   const auto [a_json, b_json] = directions(r);
   const std::string a_path = r.has("a_to_b") ? "$.a_to_b" : "$.b_to_a";

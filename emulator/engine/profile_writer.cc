@@ -504,6 +504,11 @@ json profile_to_json(const Profile& p) {
   if (p.seed_b_to_a) {
     j["seed_b_to_a"] = *p.seed_b_to_a;
   }
+  if (p.streams.per_flow) {
+    json streams = {{"per", "flow"}, {"max_flows", p.streams.max_flows}};
+    put_duration(streams, "idle", p.streams.idle);
+    j["streams"] = std::move(streams);
+  }
   put_directions(j, p.a_to_b, p.b_to_a);
   if (!p.classes.empty()) {
     j["classes"] = json::array();

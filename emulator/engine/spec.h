@@ -3,6 +3,7 @@
 // state. Field names mirror the JSON keys (docs/profiles.md); units are in the types.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -255,6 +256,14 @@ struct PhaseSpec {
   std::vector<ClassDirections> classes;
 };
 
+// ---- random streams (flow_streams.h) -------------------------------------------------------
+// "streams": "per_flow": the loss, duplicate, corrupt and delay stages draw per flow.
+struct FlowStreamSettings {
+  bool per_flow = false;
+  std::uint64_t max_flows = 65536;          // flows with an entry at once, per stage and rx queue
+  Duration idle{std::chrono::seconds{30}};  // a flow idle this long starts its streams over
+};
+
 struct Profile {
   std::string file;
   std::string name;
@@ -264,6 +273,7 @@ struct Profile {
   // the simulator gives that direction's hop, so both draw the same losses (docs/profiles.md
   // "Determinism").
   std::optional<std::uint64_t> seed_b_to_a;
+  FlowStreamSettings streams;
   DirectionSpec a_to_b;
   DirectionSpec b_to_a;
   std::vector<ClassSpec> classes;

@@ -2,7 +2,8 @@
 # cli.emu_queues: `gradwall emu --queues 2` on two lcores (EAL -l 0,1) with af_packet ports of
 # two queue pairs each (qpairs=2: the kernel spreads frames over the two rx rings by flow hash).
 # Each lcore runs both directions of one queue (lane_layout, forwarder.h), each lane its own
-# engine. Profile: 2 ms each way, 1 % loss each way (per-packet stages only).
+# engine. Profile: 2 ms each way, 1 % loss each way (per-packet stages only), drawn per flow
+# ("streams": "per_flow", flow_streams.h): the stats count the flows' entries summed over queues.
 # Traffic: iperf3 TCP with 16 parallel streams (16 source ports: all on one queue by chance is
 # 2 x 2^-16), a reverse run, and pings.
 # Checks: stderr says which lcore runs which lane; each direction has two queues in s.json, each
@@ -29,7 +30,7 @@ command -v iperf3 >/dev/null || {
 }
 
 cat >p.json <<'JSON'
-{"gradwall": "profile/v1", "name": "loss-2queues", "seed": 3,
+{"gradwall": "profile/v1", "name": "loss-2queues", "seed": 3, "streams": "per_flow",
  "a_to_b": {"delay": {"delay_ms": 2}, "loss": {"p": 0.01}}}
 JSON
 
@@ -80,6 +81,11 @@ for d in ("a_to_b", "b_to_a"):
             bad.append(f"{d}: {k} summed over queues {sum(q[k] for q in qs)} != direction's {total}")
     if d == "a_to_b" and any(q["dropped"] == 0 for q in qs):
         bad.append(f"a_to_b: a queue dropped nothing at 1 % loss")
+    c = s[d]["classes"]["default"]
+    print(d, "flows", c["flows"], "flow_table_misses", c["flow_table_misses"])
+    if c["flows"] < 17 or c["flow_table_misses"] != 0:
+        bad.append(f"{d}: per-flow streams kept {c['flows']} flows (want >= 17: 16 iperf3 streams and "
+                   f"its control connection) with {c['flow_table_misses']} misses (want 0)")
 lanes = [(l["lcore"], l["lanes"]) for l in s["lcores"]]
 print("lcores", lanes)
 if lanes != [(0, "a_to_b/q0 b_to_a/q0"), (1, "a_to_b/q1 b_to_a/q1")]:

@@ -23,10 +23,19 @@ bad = [
     {"gradwall": "profile/v1", "a_to_b": {"dealy": {}}},
     {"gradwall": "profile/v2"},
     {"gradwall": "profile/v1", "a_to_b": {"queue": {"aqm": {"kind": "blue"}}}},
+    {"gradwall": "profile/v1", "streams": "per_packet"},
 ]
 for doc in bad:
     if v.is_valid(doc):
         sys.exit(f"schema accepted a bad profile: {doc}")
+good = [
+    {"gradwall": "profile/v1", "streams": "per_flow"},
+    {"gradwall": "profile/v1", "seed_b_to_a": 3, "streams": {"per": "flow", "max_flows": 1000, "idle_s": 5}},
+]
+for doc in good:
+    errors = list(v.iter_errors(doc))
+    if errors:
+        sys.exit(f"schema refused a good profile {doc}: {[e.message for e in errors]}")
 print(f"{len(files)} profiles valid against the schema; {len(bad)} bad ones rejected")
 
 scenario_schema = json.load(open(f"{src}/profiles/schema/scenario.schema.json"))
