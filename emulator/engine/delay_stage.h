@@ -295,7 +295,7 @@ inline void DelayStage::hold(Packet&& p, Instant at, Instant now) {
   hold_overtaking(std::move(p), at, seq, now);
 }
 
-inline void DelayStage::push_ahead(Packet&& p, Instant now) {
+[[gnu::always_inline]] inline void DelayStage::push_ahead(Packet&& p, Instant now) {
   const Instant arrival = p.time;
   // As push() at `arrival`, except that what push() would emit at once is held until then;
   // it is released at `arrival` after what is held for the same instant, as it would be.

@@ -18,6 +18,7 @@
 
 #include <bit>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string_view>
 #include <vector>
@@ -35,21 +36,25 @@ inline std::uint64_t flow_key(const PacketHeaders& h) {
   if (!h.valid_l3) {
     return 1;
   }
+  // Eight address bytes as one word, the same on any host (read little-endian).
   const auto word = [](const IpAddress& a, std::size_t at) {
     std::uint64_t w = 0;
-    for (std::size_t i = 0; i < 8; ++i) {
-      w = (w << 8) | a.bytes[at + i];
+    std::memcpy(&w, a.bytes.data() + at, sizeof w);
+    if constexpr (std::endian::native == std::endian::big) {
+      w = __builtin_bswap64(w);
     }
     return w;
   };
-  // Each word is folded in by a multiply and a xor-shift (the splitmix64 finalizer's steps).
-  std::uint64_t k = 0x9e3779b97f4a7c15ULL;
+  // Each word times its own odd constant (a bijection of the word; the five products are
+  // independent, so they run in parallel), rotated apart and folded, then the splitmix64
+  // finalizer. Flows that differ in one field always differ before the finalizer.
   const std::uint64_t ports =
       (std::uint64_t{h.protocol} << 32) | (std::uint64_t{h.src_port} << 16) | h.dst_port;
-  for (const std::uint64_t w : {word(h.src, 0), word(h.src, 8), word(h.dst, 0), word(h.dst, 8), ports}) {
-    k = (k ^ w) * 0xbf58476d1ce4e5b9ULL;
-    k ^= k >> 31;
-  }
+  const std::uint64_t x = (word(h.src, 0) * 0x9e3779b97f4a7c15ULL) ^ (word(h.dst, 0) * 0xc2b2ae3d27d4eb4fULL);
+  const std::uint64_t y = (word(h.src, 8) * 0x165667b19e3779f9ULL) ^ (word(h.dst, 8) * 0xd6e8feb86659fd93ULL);
+  const std::uint64_t z = ports * 0xff51afd7ed558ccdULL;
+  std::uint64_t k = x ^ std::rotl(y, 21) ^ std::rotl(z, 43);
+  k = (k ^ (k >> 30)) * 0xbf58476d1ce4e5b9ULL;
   k = (k ^ (k >> 27)) * 0x94d049bb133111ebULL;
   k ^= k >> 31;
   return k == 0 ? 1 : k;
@@ -177,19 +182,10 @@ class StageDraws {
   // stage's own, as it has no flow of the user's).
   template <typename Make>
   S& of(const Packet& p, Make&& make) {
-    if (table_ == nullptr || p.synthetic) [[likely]] {
+    if (table_ == nullptr) [[likely]] {
       return own_;
     }
-    const std::uint64_t key = flow_key(p.headers);
-    bool fresh = false;
-    S* s = table_->find(key, p.arrival, fresh);
-    if (s == nullptr) {
-      return own_;
-    }
-    if (fresh) {
-      *s = make(Rng(seed_, flow_stream_, key));
-    }
-    return *s;
+    return flow_state(p, make);
   }
 
   template <typename F>
@@ -204,6 +200,24 @@ class StageDraws {
   std::uint64_t full_misses() const { return table_ ? table_->full_misses() : 0; }
 
  private:
+  // Out of line: the per-stage path above stays a load and a branch.
+  template <typename Make>
+  [[gnu::noinline]] S& flow_state(const Packet& p, Make& make) {
+    if (p.synthetic) {
+      return own_;
+    }
+    const std::uint64_t key = flow_key(p.headers);
+    bool fresh = false;
+    S* s = table_->find(key, p.arrival, fresh);
+    if (s == nullptr) {
+      return own_;
+    }
+    if (fresh) {
+      *s = make(Rng(seed_, flow_stream_, key));
+    }
+    return *s;
+  }
+
   S own_;
   std::uint64_t seed_;
   std::uint64_t flow_stream_;

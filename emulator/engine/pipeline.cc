@@ -204,7 +204,7 @@ void Pipeline::push_to_queue(Packet&& p, Instant now) {
   after_queue(queue_->push_scheduled(p, now, horizon_, outs_[kQueueIdx]), std::move(p), now);
 }
 
-inline void Pipeline::after_queue(QueueStage::Admission a, Packet&& p, Instant now) {
+[[gnu::always_inline]] inline void Pipeline::after_queue(QueueStage::Admission a, Packet&& p, Instant now) {
   switch (a) {
     case QueueStage::Admission::kScheduled:
       // Straight on to the delay stage, which takes it as arriving at its departure.
