@@ -944,11 +944,12 @@ void check_queues_can_run(const Profile& profile, std::uint16_t queues, const st
       const std::string what =
           QueueStage::unshareable(d.rate.value_or(RateSettings{}), d.queue.value_or(QueueSettings{}));
       if (!what.empty()) {
-        throw InputError(file, path + "." + what,
-                         "with --queues " + std::to_string(queues) +
-                             " the queues share the bottleneck's link, which needs a fixed rate, a droptail, "
-                             "red or threshold AQM and no limit_packets, limit_time, microbursts or int: use "
-                             "--queues 1 for this profile");
+        throw InputError(
+            file, path + "." + what,
+            "with --queues " + std::to_string(queues) +
+                " the queues share the bottleneck's link, which needs a fixed rate, a droptail, "
+                "red, pie or threshold AQM and no limit_packets, limit_time, microbursts or int: use "
+                "--queues 1 for this profile");
       }
     }
   };

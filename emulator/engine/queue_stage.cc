@@ -79,7 +79,7 @@ std::string QueueStage::unshareable(const RateSettings& rate, const QueueSetting
     return "queue.int";
   }
   const AqmKind k = queue.aqm.kind;
-  if (k != AqmKind::kDropTail && k != AqmKind::kRed && k != AqmKind::kThreshold) {
+  if (k != AqmKind::kDropTail && k != AqmKind::kRed && k != AqmKind::kThreshold && k != AqmKind::kPie) {
     return "queue.aqm";
   }
   return {};
@@ -100,6 +100,13 @@ QueueStage::Admission QueueStage::push_shared(Packet& p, Instant now, StageOutpu
   // Frames waiting, in frames of this one's size (the AQMs that run here read bytes).
   v.packets[0] = backlog == 0 ? 0 : (backlog + p.size_bytes - 1) / p.size_bytes;
   v.head_sojourn[0] = free > now ? free - now : Duration{0};
+  // A timer (PIE's probability update every t_update) runs at the lane's first arrival at or
+  // after it is due, on the shared queue delay then: each lane's controller follows the link's
+  // delay, as each lane's RED average follows its backlog. It runs late by at most the lane's
+  // gap between arrivals; an idle spell runs the updates it missed (PIE's decay) on delay 0.
+  for (Aqm& aqm = aqm_.aqm(); aqm.next_timer() <= now;) {
+    aqm.on_timer(v, aqm.next_timer());
+  }
   AqmVerdict verdict = AqmVerdict::kPass;
   if (v.packets[0] == 0) {
     // The wire went idle at `free` (once per idle period, so RED's idle decay counts it once).
@@ -299,8 +306,9 @@ void QueueStage::inject_cross_traffic(Instant now, StageOutput& out) {
 }
 
 Instant QueueStage::next_wakeup() const {
-  if (!shared_out_.empty()) {
-    return shared_out_.front().time;
+  if (shared_ != nullptr) {
+    // Only departures are events; the AQM's timers run at arrivals (push_shared).
+    return shared_out_.empty() ? kNever : shared_out_.front().time;
   }
   Instant t = std::min(aqm_.aqm().next_timer(), cross_.next_event());
   if (rate_.opportunities()) {
@@ -323,7 +331,7 @@ void QueueStage::pull(Instant now, StageOutput& out) {
   if (wire_q_ >= 0 && wire_done_ <= now) {
     finish_service(out);
   }
-  if (aqm_.aqm().next_timer() <= now) {
+  if (shared_ == nullptr && aqm_.aqm().next_timer() <= now) {
     aqm_.aqm().on_timer(view(now), now);
   }
   if (cross_.next_event() <= now) {
