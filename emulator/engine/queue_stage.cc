@@ -63,8 +63,8 @@ QueueView QueueStage::view(Instant now) const {
 }
 
 std::string QueueStage::unshareable(const RateSettings& rate, const QueueSettings& queue) {
-  if (!rate.trace.empty() || !rate.mahimahi.empty()) {
-    return "rate";  // a trace's or Mahimahi's time-varying link
+  if (!rate.mahimahi.empty()) {
+    return "rate";  // Mahimahi's delivery opportunities: no transmit time to claim
   }
   if (queue.limit_packets) {
     return "queue.limit_packets";

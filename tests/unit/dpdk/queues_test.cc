@@ -147,6 +147,22 @@ TEST(SharedBottleneck, TwoEnginesOnOneWireReleaseExactlyAsOneEngine) {
             kEpoch + std::chrono::microseconds(1999 * 40 + 80) + std::chrono::milliseconds(10));
 }
 
+TEST(SharedBottleneck, ARateTraceIsServedExactlyAsOneEngineServesIt) {
+  // 80 Mbit/s of 1000-byte frames for 200 ms into a link whose rate trace goes 100 -> 40 ->
+  // 100 Mbit/s at 50 and 100 ms: a queue builds in the slow spell and drains after it. Each
+  // frame's transmit time is the rate in force when it starts, on the shared wire (claimed at
+  // its start) as in one engine's event-driven queue, so every frame leaves at the same instant.
+  Profile p = profile(R"("a_to_b": {"rate": {"rate_mbps": 100}, "delay": {"delay_ms": 1}})");
+  p.a_to_b.rate->trace = {{Duration{0}, BitRate{100'000'000}},
+                          {std::chrono::milliseconds(50), BitRate{40'000'000}},
+                          {std::chrono::milliseconds(100), BitRate{100'000'000}}};
+  const auto [single, shared] = single_and_shared(p, 2000, 1000, std::chrono::microseconds(100));
+  EXPECT_TRUE(single.released == shared.released);
+  // The slow spell queued frames: 50 ms of 80 Mbit/s offered against 40 served leaves 250 kB,
+  // so the frame that arrived at 100 ms waits ~20 ms (250 kB at 100 Mbit/s).
+  EXPECT_GT(single.released[1000] - (kEpoch + std::chrono::milliseconds(101)), std::chrono::milliseconds(15));
+}
+
 TEST(SharedBottleneck, AByteLimitDropsAsOneQueueWithinAFrame) {
   // 150 Mbit/s offered into 100 Mbit/s with a 50 kB limit: a third is dropped once it is full.
   const Profile p = profile(R"("a_to_b": {"rate": {"rate_mbps": 100}, "queue": {"limit_bytes": 50000},
