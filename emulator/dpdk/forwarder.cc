@@ -948,8 +948,8 @@ void check_queues_can_run(const Profile& profile, std::uint16_t queues, const st
             file, path + "." + what,
             "with --queues " + std::to_string(queues) +
                 " the queues share the bottleneck's link, which needs a rate (fixed or a rate trace, "
-                "not Mahimahi), a droptail, red, pie or threshold AQM and no limit_packets, limit_time, "
-                "microbursts or int: use "
+                "not Mahimahi), a droptail, red, pie or threshold AQM and no limit_packets, microbursts "
+                "or int: use "
                 "--queues 1 for this profile");
       }
     }

@@ -69,9 +69,6 @@ std::string QueueStage::unshareable(const RateSettings& rate, const QueueSetting
   if (queue.limit_packets) {
     return "queue.limit_packets";
   }
-  if (queue.limit_time) {
-    return "queue.limit_time";
-  }
   if (!queue.microbursts.empty()) {
     return "queue.microbursts";
   }
@@ -121,6 +118,12 @@ QueueStage::Admission QueueStage::push_shared(Packet& p, Instant now, StageOutpu
     verdict = aqm_.on_enqueue(p, v, now);
   }
   if (verdict != AqmVerdict::kPass && !apply_verdict(p, verdict, out)) {
+    return Admission::kDropped;
+  }
+  // The sojourn limit is checked where one engine checks it, when the frame would start to
+  // leave; on the shared wire that instant (the wire free, or now) is known at admission.
+  if (max_sojourn_ && free > now && free - now > *max_sojourn_) {
+    drop_at_admission(p, DropCause::kQueueTime, out);
     return Admission::kDropped;
   }
   const std::uint32_t size = p.size_bytes;
