@@ -16,6 +16,7 @@
 // and are counted (FlowTable::full_misses); their draws then depend on the traffic again.
 #pragma once
 
+#include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <cstring>
@@ -47,7 +48,8 @@ inline std::uint64_t flow_key(const PacketHeaders& h) {
   };
   // Each word times its own odd constant (a bijection of the word; the five products are
   // independent, so they run in parallel), rotated apart and folded, then the splitmix64
-  // finalizer. Flows that differ in one field always differ before the finalizer.
+  // finalizer. Flows that differ in one word only (the ports, or one IPv4 address) always
+  // differ before the finalizer.
   const std::uint64_t ports =
       (std::uint64_t{h.protocol} << 32) | (std::uint64_t{h.src_port} << 16) | h.dst_port;
   const std::uint64_t x = (word(h.src, 0) * 0x9e3779b97f4a7c15ULL) ^ (word(h.dst, 0) * 0xc2b2ae3d27d4eb4fULL);
@@ -62,8 +64,9 @@ inline std::uint64_t flow_key(const PacketHeaders& h) {
 
 // Open addressing on the key with linear probing; entries are never removed one by one, so a
 // key always sits before the first empty slot of its probe run. The table doubles while it
-// holds fewer than max_flows entries (load at most 1/2); at max_flows it is rebuilt once
-// without the idle entries before a flow is refused.
+// holds fewer than max_flows entries (load at most 1/2); at max_flows it is rebuilt without
+// the idle entries before a flow is refused, unless no entry can be idle yet (a flood of new
+// flows while the table is full of active ones costs a failed probe each, not a rebuild).
 template <typename S>
 class FlowTable {
  public:
@@ -131,8 +134,13 @@ class FlowTable {
     // keys that differ in the last step only).
     return static_cast<std::size_t>(key >> (64 - std::countr_zero(slots_.size()))) & (slots_.size() - 1);
   }
-  // Drops idle entries at max_flows; true when that made room.
+  // Drops idle entries at max_flows; true when that made room. An entry is idle once
+  // t > seen + idle and `seen` only grows, so after a sweep none can be before the earliest
+  // kept entry's seen + idle.
   bool sweep(Instant t) {
+    if (t <= no_sweep_before_) {
+      return false;
+    }
     rebuild(slots_.size(), t, true);
     return size_ < max_flows_;
   }
@@ -140,16 +148,21 @@ class FlowTable {
     std::vector<Slot> old(capacity);
     old.swap(slots_);
     size_ = 0;
+    Instant earliest = kNever;
     for (Slot& s : old) {
       if (s.key == 0 || (drop_idle && t - s.seen > idle_)) {
         continue;
       }
+      earliest = std::min(earliest, s.seen);
       std::size_t i = index(s.key);
       while (slots_[i].key != 0) {
         i = (i + 1) & (slots_.size() - 1);
       }
       slots_[i] = s;
       ++size_;
+    }
+    if (drop_idle) {
+      no_sweep_before_ = earliest == kNever ? Instant::min() : earliest + idle_;
     }
   }
 
@@ -158,6 +171,7 @@ class FlowTable {
   std::uint64_t max_flows_;
   Duration idle_;
   std::uint64_t full_misses_ = 0;
+  Instant no_sweep_before_ = Instant::min();  // a sweep until then frees nothing
 };
 
 // A stage's draw state S (its Rng and what goes with it): the stage's own, or, with per-flow

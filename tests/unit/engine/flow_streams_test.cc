@@ -75,6 +75,24 @@ TEST(FlowTable, AtMaxFlowsIdleFlowsMakeRoomAndActiveOnesDoNot) {
   }
 }
 
+TEST(FlowTable, AFloodOfNewFlowsIntoAFullTableIsRefusedUntilAnEntryCanBeIdle) {
+  FlowTable<int> t(4, 10ms);
+  bool fresh = false;
+  for (std::uint64_t k = 1; k <= 4; ++k) {
+    t.find(k, kEpoch + Duration{static_cast<std::int64_t>(k)}, fresh);
+  }
+  // 1,000 new flows within the idle time: all refused (each after one sweep at most, as the
+  // first sweep learns that no entry can go idle before 1 ns + 10 ms).
+  for (std::uint64_t k = 100; k < 1100; ++k) {
+    EXPECT_EQ(t.find(k, kEpoch + 1ms, fresh), nullptr);
+  }
+  EXPECT_EQ(t.full_misses(), 1000U);
+  // Just after flow 1 went idle its entry is free again; flows 2-4 are not idle yet.
+  EXPECT_NE(t.find(5000, kEpoch + 10ms + Duration{2}, fresh), nullptr);
+  EXPECT_EQ(t.find(5001, kEpoch + 10ms + Duration{2}, fresh), nullptr);
+  EXPECT_NE(t.find(5002, kEpoch + 10ms + Duration{3}, fresh), nullptr);
+}
+
 TEST(FlowKey, NamesTheFiveTupleAndNothingElse) {
   Packet a = testing::udp_packet(1000);
   Packet b = a;
