@@ -35,13 +35,13 @@ FlowStreamSettings parse_streams(const JsonReader& r) {
   }
   const JsonReader o = r.object("streams");
   s.per_flow = o.choice("per", {"queue", "flow"}, "queue") == "flow";
-  s.max_flows = static_cast<std::uint64_t>(o.optional_integer("max_flows", 1, std::int64_t{1} << 24)
-                                               .value_or(static_cast<std::int64_t>(s.max_flows)));
-  s.idle = o.duration("idle", Duration{1'000'000}, Duration{std::int64_t{86'400} * 1'000'000'000})
-               .value_or(s.idle);
-  if (!s.per_flow && (o.has("max_flows") || o.has("idle_s") || o.has("idle_ms") || o.has("idle"))) {
+  const auto max_flows = o.optional_integer("max_flows", 1, std::int64_t{1} << 24);
+  const auto idle = o.duration("idle", Duration{1'000'000}, Duration{std::int64_t{86'400} * 1'000'000'000});
+  if (!s.per_flow && (max_flows || idle)) {
     o.fail("per", "must be \"flow\" for max_flows and idle to mean anything");
   }
+  s.max_flows = max_flows ? static_cast<std::uint64_t>(*max_flows) : s.max_flows;
+  s.idle = idle.value_or(s.idle);
   o.finish();
   return s;
 }

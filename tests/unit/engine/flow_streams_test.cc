@@ -274,6 +274,8 @@ TEST(PerFlowStreams, TheProfileSaysHowAndRefusesWhatItCannotMean) {
   EXPECT_EQ(path_of(R"("streams": "per_packet", )"), "$.streams");
   EXPECT_EQ(path_of(R"("streams": {"per": "flow", "max_flows": 0}, )"), "$.streams.max_flows");
   EXPECT_EQ(path_of(R"("streams": {"per": "queue", "max_flows": 10}, )"), "$.streams.per");
+  EXPECT_EQ(path_of(R"("streams": {"idle_us": 5000}, )"), "$.streams.per");
+  EXPECT_EQ(path_of(R"("streams": {"per": "flow", "idle_us": 10}, )"), "$.streams.idle_us");
   EXPECT_EQ(path_of(R"("streams": {"per": "flow", "flows": 10}, )"), "$.streams.flows");
 }
 
