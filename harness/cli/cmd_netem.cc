@@ -106,6 +106,9 @@ int cmd_profile_to_netem(const Args& args) {
   if (!p.phases.empty()) {
     std::cerr << "gradwall: not expressible in netem: " << p.phases.size() << " phase(s)\n";
   }
+  if (p.streams.per_flow) {
+    std::cerr << "gradwall: not expressible in netem: per-flow random streams (netem draws from one)\n";
+  }
   return kExitOk;
 }
 

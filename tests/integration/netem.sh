@@ -202,7 +202,7 @@ grep -qv '^gradwall: not expressible in netem: ' <<<"$err" &&
   fail "to-netem cross-continent.json: stderr lines not of the form 'gradwall: not expressible in netem: ...': [$err]"
 
 cat >mixed.json <<'EOF'
-{"gradwall": "profile/v1", "name": "mixed",
+{"gradwall": "profile/v1", "name": "mixed", "streams": "per_flow",
  "a_to_b": {"delay": {"delay_ms": 30, "jitter_ms": 2, "distribution": "normal", "reorder_policy": "preserve"},
             "loss": {"p": 0.001},
             "rate": {"rate_mbps": 100},
@@ -215,7 +215,7 @@ run "$GW" profile to-netem mixed.json
 [[ $rc -eq 0 && $out == 'limit 1000 delay 30ms  2ms loss 0.1% rate 100Mbit' ]] ||
   fail "to-netem mixed.json: expected 'limit 1000 delay 30ms  2ms loss 0.1% rate 100Mbit', got exit $rc, [$out]"
 for what in 'no packet limit' 'reorder_policy preserve' 'queue limit_bytes 1000000' 'aqm codel' \
-  '1 microburst source(s)' '1 traffic class(es)' '1 phase(s)'; do
+  '1 microburst source(s)' '1 traffic class(es)' '1 phase(s)' 'per-flow random streams'; do
   [[ $err == *"gradwall: not expressible in netem: $what"* ]] || fail "to-netem mixed.json: '$what' not listed on stderr: [$err]"
 done
 
