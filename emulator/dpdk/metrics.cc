@@ -81,6 +81,11 @@ class MetricsServer::Collector final : public prometheus::Collectable {
     auto cls_drop = family("class_dropped_packets_total", "frames dropped per traffic class, by cause",
                            MetricType::Counter);
     auto cls_ce = family("class_ce_marked_packets_total", "CE marks per traffic class", MetricType::Counter);
+    auto cls_flows =
+        family("class_flows", "flows with per-flow random streams, per traffic class", MetricType::Gauge);
+    auto cls_misses =
+        family("class_flow_table_misses_total",
+               "frames whose flow found the per-flow table full, per traffic class", MetricType::Counter);
     for (const auto& [lane, snap] : {std::pair{"a_to_b", &ab}, std::pair{"b_to_a", &ba}}) {
       const DirectionStats& s = snap->stats;
       add(received, {{"lane", lane}}, static_cast<double>(s.received));
@@ -120,6 +125,8 @@ class MetricsServer::Collector final : public prometheus::Collectable {
               static_cast<double>(c.dropped[i]));
         }
         add(cls_ce, {{"class", c.name}, {"lane", lane}}, static_cast<double>(c.marked_ce));
+        add(cls_flows, {{"class", c.name}, {"lane", lane}}, static_cast<double>(c.flows));
+        add(cls_misses, {{"class", c.name}, {"lane", lane}}, static_cast<double>(c.flow_table_misses));
       }
     }
     // Per rx queue (--queues): each lane's share, on its own lcore.
@@ -139,8 +146,8 @@ class MetricsServer::Collector final : public prometheus::Collectable {
         add(q_held, {{"lane", lane}, {"queue", queue}}, static_cast<double>(s.held));
       }
     }
-    return {pkts,   bytes, received, sent, dups,     dropped, ce,     corrupted, held,
-            qbytes, delay, err,      cls,  cls_drop, cls_ce,  q_pkts, q_held};
+    return {pkts,  bytes, received, sent,     dups,   dropped,   ce,         corrupted, held,  qbytes,
+            delay, err,   cls,      cls_drop, cls_ce, cls_flows, cls_misses, q_pkts,    q_held};
   }
 
  private:

@@ -8,7 +8,8 @@
 #   - after the traffic stopped (1 s later: > the 100 ms publish interval + 5 ms delay), a
 #     scrape's counters EQUAL the exit --stats-json: per port in/out packets and bytes, per lane
 #     received, sent, duplicates, drops by every cause, CE marks, the delay-error histogram's
-#     count (= sent) and every class's in/delivered/CE/drops by cause. Exact equality holds because the
+#     count (= sent) and every class's in/delivered/CE/drops by cause, flows and flow-table misses
+#     (the loss is drawn per flow, "streams": "per_flow"). Exact equality holds because the
 #     bench is kept quiet (permanent ARP entries, IPv6 off: nothing else crosses it) and the
 #     emulator is stopped right after the scrape;
 #   - drops (cause loss) and CE marks both happened (so the equality is not 0 = 0), the marks
@@ -25,7 +26,7 @@ source "$(dirname "$0")/lib/common.bash" "$@"
 source "$SRC/tests/integration/lib/emu.bash" # common.bash has cd-ed to $TMP
 
 cat >p.json <<'JSON'
-{"gradwall": "profile/v1", "name": "metrics-test", "seed": 7,
+{"gradwall": "profile/v1", "name": "metrics-test", "seed": 7, "streams": "per_flow",
  "a_to_b": {"delay": {"delay_ms": 5}, "loss": {"p": 0.2}},
  "b_to_a": {"delay": {"delay_ms": 5}},
  "classes": [{"name": "ect", "match": {"ecn": "ect0"},
@@ -99,6 +100,10 @@ for lane, d in (("a_to_b", ab), ("b_to_a", ba)):
         want('gradwall_emu_class_ce_marked_packets_total{%s}' % lab, c["marked_ce"])
         for cause, n in c["dropped"].items():
             want('gradwall_emu_class_dropped_packets_total{cause="%s",%s}' % (cause, lab), n)
+        want('gradwall_emu_class_flows{%s}' % lab, c["flows"])
+        want('gradwall_emu_class_flow_table_misses_total{%s}' % lab, c["flow_table_misses"])
+        if lane == "a_to_b" and c["flows"] < 1:
+            bad.append("class %s a_to_b: per-flow streams kept no flow" % name)
 if ab["dropped"]["loss"] == 0 or ab["marked_ce"] == 0:
     bad.append("want both loss drops and CE marks a_to_b, got %d and %d" % (ab["dropped"]["loss"], ab["marked_ce"]))
 ect, default = ab["classes"].get("ect", {}), ab["classes"].get("default", {})
