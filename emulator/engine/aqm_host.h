@@ -35,6 +35,8 @@ class AqmHost {
       aqm_->on_queue_empty(now);
     }
   }
+  // Aqm::next_timer(); RED has no timer, so without a virtual call.
+  Instant next_timer() const { return red_ != nullptr ? kNever : aqm_->next_timer(); }
   // For an arrival at an empty queue, before any view is built: RedAqm::pass_at_empty() when
   // the AQM is RED; false (ask on_enqueue() with a view) for the others.
   bool pass_at_empty(Instant now) { return red_ != nullptr && red_->pass_at_empty(now); }

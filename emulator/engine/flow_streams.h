@@ -190,7 +190,6 @@ class StageDraws {
 
   S& own() { return own_; }
   const S& own() const { return own_; }
-  bool per_flow() const { return table_ != nullptr; }
 
   // p's state: the stage's own unless per-flow (synthetic cross traffic always draws from the
   // stage's own, as it has no flow of the user's).

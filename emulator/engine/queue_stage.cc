@@ -101,8 +101,8 @@ QueueStage::Admission QueueStage::push_shared(Packet& p, Instant now, StageOutpu
   // after it is due, on the shared queue delay then: each lane's controller follows the link's
   // delay, as each lane's RED average follows its backlog. It runs late by at most the lane's
   // gap between arrivals; an idle spell runs the updates it missed (PIE's decay) on delay 0.
-  for (Aqm& aqm = aqm_.aqm(); aqm.next_timer() <= now;) {
-    aqm.on_timer(v, aqm.next_timer());
+  while (aqm_.next_timer() <= now) {
+    aqm_.aqm().on_timer(v, aqm_.next_timer());
   }
   AqmVerdict verdict = AqmVerdict::kPass;
   if (v.packets[0] == 0) {
