@@ -159,15 +159,16 @@ class TxSink final : public PacketSink {
     touch(&s_, sizeof(s_));  // the counters a release adds to (the classes vector is not)
   }
 
-  // The handle a frame entering the engine gets: a copy in the store (its mbuf freed at once)
-  // when it is small, in one segment and the store has room, else its mbuf (FrameStore).
-  std::uint64_t keep(rte_mbuf* m) {
+  // The handle a frame entering the engine gets: a copy in the store when it is small, in one
+  // segment and the store has room, else its mbuf (FrameStore). A copied frame's mbuf is
+  // added to `spent`, for the caller to free with the rest of its burst (one bulk free).
+  std::uint64_t keep(rte_mbuf* m, rte_mbuf** spent, std::uint16_t& n_spent) {
     const std::uint32_t len = rte_pktmbuf_pkt_len(m);
     if (len <= FrameStore::kSlotBytes && m->nb_segs == 1 &&
         (m->ol_flags & (RTE_MBUF_F_RX_VLAN_STRIPPED | RTE_MBUF_F_RX_QINQ_STRIPPED)) == 0) {
       const std::uint32_t slot = store_.put(rte_pktmbuf_mtod(m, const void*), len);
       if (slot != FrameStore::kNone) {
-        rte_pktmbuf_free(m);
+        spent[n_spent++] = m;
         ++s_.held_as_copies;
         return copy_handle(slot);
       }
@@ -178,6 +179,7 @@ class TxSink final : public PacketSink {
   void begin_push(std::uint64_t handle) {
     pushing_ = handle;
     copies_ = 0;
+    deferring_ = false;
   }
 
   // The duplicate stage made a copy of the frame being pushed (it never copies at any other
@@ -203,6 +205,10 @@ class TxSink final : public PacketSink {
       s_.duplicates += copies;
     }
     pushing_ = 0;
+    if (!deferring_) {
+      return;
+    }
+    deferring_ = false;
     for (Deferred& d : deferred_) {
       if (d.drop) {
         dropped(std::move(d.p), d.cause);
@@ -217,7 +223,12 @@ class TxSink final : public PacketSink {
     // The engine's record of the frames after this one is already on its way: the delay stage
     // prefetches its ring ahead of what it releases (DelayStage::release_until).
     std::uint64_t h = p.handle;
-    if (h == pushing_) {
+    // The frame being pushed may still get copies (its reference count is set at end_push):
+    // a release of it that touches the buffer (telemetry), or any release after a deferred
+    // one (order), waits for end_push. A plain release only queues the handle: the buffer is
+    // touched in transmit_due(), after the push.
+    if (h == pushing_ && (deferring_ || p.telemetry != nullptr)) {
+      deferring_ = true;
       deferred_.push_back({std::move(p), false, DropCause::kCount});
       return;
     }
@@ -244,11 +255,18 @@ class TxSink final : public PacketSink {
     if (tail_ - head_ == fifo_.size()) {
       grow();
     }
-    fifo_[tail_++ & (fifo_.size() - 1)] = {p.time, p.arrival, h, p.corrupt_bit, p.ce_marked};
+    // Field by field: a Due built on the stack and copied whole stalls on store forwarding.
+    Due& d = fifo_[tail_++ & (fifo_.size() - 1)];
+    d.time = p.time;
+    d.arrival = p.arrival;
+    d.h = h;
+    d.corrupt_bit = p.corrupt_bit;
+    d.ce = p.ce_marked;
   }
 
   void dropped(Packet&& p, DropCause cause) override {
     if (p.handle == pushing_) {
+      deferring_ = true;
       deferred_.push_back({std::move(p), true, cause});
       return;
     }
@@ -266,7 +284,7 @@ class TxSink final : public PacketSink {
     while (head_ != tail_ && at(head_).time <= now) {
       std::uint16_t n = 0;
       std::uint16_t copies = 0;
-      std::array<const Due*, kBurst> due{};
+      std::array<const Due*, kBurst> due;  // filled before use: no zeroing per burst
       while (n < kBurst && head_ + n != tail_ && at(head_ + n).time <= now) {
         due[n] = &at(head_ + n);
         if (is_copy(due[n]->h)) {
@@ -278,11 +296,11 @@ class TxSink final : public PacketSink {
         }
         ++n;
       }
-      std::array<rte_mbuf*, kBurst> burst{};
-      std::array<std::uint32_t, kBurst> bytes{};
-      std::array<Instant, kBurst> intended{};
+      std::array<rte_mbuf*, kBurst> burst;
+      std::array<std::uint32_t, kBurst> bytes;
+      std::array<Instant, kBurst> intended;
       // The copies' fresh mbufs in one call (one at a time in own_mbuf() if the pool is short).
-      std::array<rte_mbuf*, kBurst> fresh{};
+      std::array<rte_mbuf*, kBurst> fresh;
       std::uint16_t fresh_left = 0;
       if (copies > 0 && rte_pktmbuf_alloc_bulk(pool_, fresh.data(), copies) == 0) {
         fresh_left = copies;
@@ -497,6 +515,7 @@ class TxSink final : public PacketSink {
   std::int64_t current_delay_ns_ = 0;
   std::uint64_t pushing_ = 0;  // the handle of the frame being pushed
   std::uint64_t copies_ = 0;   // made of pushing_ so far
+  bool deferring_ = false;     // releases of pushing_ wait in deferred_ for end_push
   std::vector<Deferred> deferred_;
   IntPool int_stacks_;     // the telemetry stacks of frames in the engine (INT profiles only)
   std::vector<Due> fifo_;  // ring, size a power of two; [head_, tail_) wait, in release order
@@ -614,18 +633,23 @@ struct Lane {
       pass(n, now);
       return;
     }
+    std::array<rte_mbuf*, kBurst> spent;  // mbufs of frames held as copies
+    std::uint16_t n_spent = 0;
     for (std::uint16_t i = 0; i < n; ++i) {
       rte_mbuf* m = burst[i];
       ++stats.received;
       stats.received_bytes += rte_pktmbuf_pkt_len(m);
       Packet p = packet_of(m, now, stats);
-      p.handle = sink.keep(m);
+      p.handle = sink.keep(m, spent.data(), n_spent);
       sink.begin_push(p.handle);
       if (int_on) {
         p.telemetry = sink.int_stack();
       }
       engine.push(std::move(p), now, sink);
       sink.end_push();
+    }
+    if (n_spent > 0) {
+      rte_pktmbuf_free_bulk(spent.data(), n_spent);
     }
   }
 

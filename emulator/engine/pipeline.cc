@@ -267,10 +267,6 @@ void Pipeline::run_until(Instant now, PacketSink& sink) {
   }
 }
 
-void Pipeline::advance(Instant now, PacketSink& sink) {
-  run_until(now, sink);
-}
-
 bool Pipeline::enter(Packet& p, Instant now, PacketSink& sink) {
   p.id = next_id_++;
   p.arrival = now;
@@ -322,16 +318,23 @@ void Pipeline::push_events(Packet&& p, Instant now, PacketSink& sink) {
   forward(std::move(p), kStages, sink);  // no stage at all: straight out
 }
 
-// What run_until() and push() do when the delay stage is the only one with events: release
-// what it holds up to `now` (in the order its pull() calls would), then pass p through loss
-// and the scheduling queue to it. Same packets, times and counters as the event loop.
-void Pipeline::push_direct(Packet&& p, Instant now, PacketSink& sink) {
-  sink_ = &sink;
+// run_until(now) when the delay stage is the only one with events (direct_, and the queue
+// holds nothing for events): what it holds up to `now` is released in the order its pull()
+// calls would give, and the scheduled backlog is settled as of `now`.
+[[gnu::always_inline]] inline void Pipeline::release_direct(Instant now, PacketSink& sink) {
   if (delay_->DelayStage::next_wakeup() <= now) {
     delay_->release_until(now, [this, &sink](Packet& q) { deliver(std::move(q), sink); });
     dirty_ |= 1U << kDelayIdx;
   }
   queue_->settle(now);
+}
+
+// What run_until() and push() do when the delay stage is the only one with events: release
+// what it holds up to `now` (in the order its pull() calls would), then pass p through loss
+// and the scheduling queue to it. Same packets, times and counters as the event loop.
+void Pipeline::push_direct(Packet&& p, Instant now, PacketSink& sink) {
+  sink_ = &sink;
+  release_direct(now, sink);
   if (!enter(p, now, sink)) {
     return;
   }
@@ -341,6 +344,15 @@ void Pipeline::push_direct(Packet&& p, Instant now, PacketSink& sink) {
   // push() checked that the queue holds nothing for events; settling and the loss stage do
   // not change that.
   after_queue(queue_->push_settled(p, now, horizon_, false, outs_[kQueueIdx]), std::move(p), now);
+}
+
+void Pipeline::advance(Instant now, PacketSink& sink) {
+  if (direct_ && !queue_->holds_events()) {
+    sink_ = &sink;
+    release_direct(now, sink);
+    return;
+  }
+  run_until(now, sink);
 }
 
 NextRelease Pipeline::peek_next() const {

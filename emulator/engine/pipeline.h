@@ -156,6 +156,7 @@ class Pipeline {
   bool enter(Packet& p, Instant now, PacketSink& sink);
   // p leaves the pipeline: counted and handed to the owner.
   void deliver(Packet&& p, PacketSink& sink);
+  void release_direct(Instant now, PacketSink& sink);
   void push_direct(Packet&& p, Instant now, PacketSink& sink);
   void push_events(Packet&& p, Instant now, PacketSink& sink);
 

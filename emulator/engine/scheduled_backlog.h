@@ -46,7 +46,13 @@ class ScheduledBacklog {
   bool add(Instant now, Instant start, Instant departure, std::uint32_t bytes) {
     wire_free_ = departure;
     if (start > now) {
-      waiting_.push_back(Entry{start, departure, now, bytes});
+      // Filled in place: an Entry built on the stack and copied would be reloaded across the
+      // stores that built it (a store-forwarding stall on every queued packet).
+      Entry& e = waiting_.push_slot();
+      e.start = start;
+      e.departure = departure;
+      e.enqueued = now;
+      e.bytes = bytes;
       return true;
     }
     if (departure > now) {
