@@ -22,6 +22,26 @@ std::size_t ReleaseCalendar::first_bucket() {
   return kBuckets;  // not reached while in_ring_ > 0
 }
 
+std::span<const Release> ReleaseCalendar::next_bucket() const {
+  if (sorted_ < 0) {
+    return {};
+  }
+  // The occupancy bitmap from the bucket after the sorted one, a word at a time.
+  std::size_t pos = static_cast<std::size_t>(sorted_ + 1) & (kBuckets - 1);
+  for (std::size_t looked = 0; looked < kLookahead;) {
+    const std::size_t word = pos / 64;
+    const std::uint64_t bits = occupied_[word] & (~std::uint64_t{0} << (pos % 64));
+    if (bits != 0) {
+      const std::size_t found = word * 64 + static_cast<std::size_t>(std::countr_zero(bits));
+      const Bucket& b = ring_[found];
+      return {b.e.data(), std::min<std::size_t>(b.n, kInline)};
+    }
+    looked += 64 - pos % 64;
+    pos = ((word + 1) * 64) & (kBuckets - 1);
+  }
+  return {};
+}
+
 // top() when the earliest bucket is not known (sorted_ < 0): its entries move into current_,
 // sorted. While it is known, top() answers inline: pushes before it put current_ back (unsort),
 // and pop() resets sorted_ when current_ runs empty.

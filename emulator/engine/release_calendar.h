@@ -11,6 +11,7 @@
 #include <array>
 #include <bit>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "core/time.h"
@@ -49,12 +50,18 @@ class ReleaseCalendar {
   // when this count moves.
   const std::vector<Release>& sorted_bucket() const { return current_; }
   std::uint64_t buckets_sorted() const { return buckets_sorted_; }
+  // The entries kept in the bucket of the first non-empty bucket after the sorted one, within
+  // kLookahead buckets (unsorted, those past kInline left out): what the pops release after
+  // the sorted bucket's, for an owner that prefetches a bucket ahead. Empty when none is
+  // known (no sorted bucket, or nothing that close).
+  std::span<const Release> next_bucket() const;
 
  private:
   // A bucket's first kInline entries live in the bucket itself, two cache lines in one array
   // (a push or a pop touches the bucket, not a separate heap block found through it); more go
   // to spill_[position], which is rare at the width chosen (a few entries per bucket).
   static constexpr std::size_t kInline = 5;
+  static constexpr std::size_t kLookahead = 256;  // buckets next_bucket() looks through
   struct alignas(64) Bucket {
     std::uint32_t n = 0;  // entries, inline and spilled
     std::array<Release, kInline> e{};

@@ -80,5 +80,27 @@ TEST(ReleaseCalendar, GivesTheHeapOrderWithCrowdedBuckets) {
   compare_with_heap(Duration{1'000'000}, Duration{20'000}, Duration{100'000'000}, 5);
 }
 
+TEST(ReleaseCalendar, NextBucketShowsWhatLeavesAfterTheSortedBucket) {
+  // Hint 256 us: buckets 512 ns wide (the power of two below hint / 256). Entries in buckets
+  // 20, 24 (two) and 600 (beyond the 256 buckets next_bucket() looks through from 21).
+  ReleaseCalendar cal(Duration{256'000});
+  const auto at = [](std::int64_t ns) { return kEpoch + Duration{ns}; };
+  cal.push({at(10 * 1024 + 5), 0, 7}, kEpoch);
+  cal.push({at(12 * 1024 + 9), 1, 8}, kEpoch);
+  cal.push({at(12 * 1024 + 1), 2, 9}, kEpoch);
+  cal.push({at(300 * 1024), 3, 10}, kEpoch);
+  EXPECT_TRUE(cal.next_bucket().empty());  // nothing sorted yet
+  EXPECT_EQ(cal.top().slot, 7U);
+  const auto next = cal.next_bucket();
+  ASSERT_EQ(next.size(), 2U);
+  EXPECT_EQ(next[0].slot + next[1].slot, 8U + 9U);
+  cal.pop();
+  EXPECT_EQ(cal.top().slot, 9U);           // bucket 12 sorted: 12 * 1024 + 1 first
+  EXPECT_TRUE(cal.next_bucket().empty());  // bucket 600 is past the look-ahead
+  cal.pop();
+  cal.pop();
+  EXPECT_EQ(cal.top().slot, 10U);
+}
+
 }  // namespace
 }  // namespace gw
