@@ -33,7 +33,7 @@ FrameStore::~FrameStore() {
   }
 }
 
-std::uint32_t FrameStore::put(const void* src, std::size_t len) {
+std::uint32_t FrameStore::put_slow(const void* src, std::size_t len) {
   if (meta_.empty() || len > kSlotBytes) {
     return kNone;
   }
@@ -43,18 +43,7 @@ std::uint32_t FrameStore::put(const void* src, std::size_t len) {
       return kNone;
     }
   }
-  const auto s = static_cast<std::uint32_t>(tail_ & mask_);
-  ++tail_;
-  meta_[s] = {static_cast<std::uint16_t>(len), 1};
-  std::uint8_t* dst = base_ + static_cast<std::size_t>(s) * kSlotBytes;
-  std::memcpy(dst, src, len);
-  return s;
-}
-
-void FrameStore::release(std::uint32_t s) {
-  if (--meta_[s].refs == 0 && s == (head_ & mask_)) {
-    reclaim();
-  }
+  return put_at_tail(src, len);
 }
 
 void FrameStore::reclaim() {

@@ -23,6 +23,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 namespace gw {
@@ -40,7 +41,12 @@ class FrameStore {
 
   // Copies `len` bytes (<= kSlotBytes) from `src` into a free slot holding one reference and
   // returns the slot, or kNone when the ring has no slot free at its tail.
-  std::uint32_t put(const void* src, std::size_t len);
+  std::uint32_t put(const void* src, std::size_t len) {
+    if (len > kSlotBytes || tail_ - head_ == meta_.size()) [[unlikely]] {
+      return put_slow(src, len);
+    }
+    return put_at_tail(src, len);
+  }
   // Adds `n` references to slot `s` (copies of the frame that leave separately).
   void add_refs(std::uint32_t s, std::uint32_t n) {
     meta_[s].refs = static_cast<std::uint16_t>(meta_[s].refs + n);
@@ -48,7 +54,11 @@ class FrameStore {
   const std::uint8_t* data(std::uint32_t s) const { return base_ + static_cast<std::size_t>(s) * kSlotBytes; }
   std::size_t length(std::uint32_t s) const { return meta_[s].len; }
   // Gives back one reference to slot `s`; after the last one the slot is free again.
-  void release(std::uint32_t s);
+  void release(std::uint32_t s) {
+    if (--meta_[s].refs == 0 && s == (head_ & mask_)) {
+      reclaim();
+    }
+  }
   // Loads the first line of slot `s` into the cache ahead of its read (a hint).
   void prefetch(std::uint32_t s) const { __builtin_prefetch(data(s)); }
 
@@ -62,6 +72,15 @@ class FrameStore {
     std::uint16_t refs = 0;  // 0: free
   };
   void reclaim();  // moves the head over freed slots
+  // put() when the frame is too long, the store is off or its ring is full at the tail.
+  std::uint32_t put_slow(const void* src, std::size_t len);
+  std::uint32_t put_at_tail(const void* src, std::size_t len) {
+    const auto s = static_cast<std::uint32_t>(tail_ & mask_);
+    ++tail_;
+    meta_[s] = {static_cast<std::uint16_t>(len), 1};
+    std::memcpy(base_ + static_cast<std::size_t>(s) * kSlotBytes, src, len);
+    return s;
+  }
 
   std::uint8_t* base_ = nullptr;  // capacity() * kSlotBytes, cache-line aligned
   std::size_t map_bytes_ = 0;

@@ -28,9 +28,12 @@ struct DelayErrorHistogram {
   std::int64_t sum_ns = 0;
 
   void add(std::int64_t error_ns, std::uint64_t frames = 1) {
+    // The bucket is the number of bounds below the error, counted without branches: a scan
+    // that stops at the bucket costs a loop of ~13 steps and a mispredicted exit per frame
+    // when the data plane runs behind (ms-scale errors), which is when it needs speed most.
     std::size_t i = 0;
-    while (i < kUpperNs.size() && error_ns > kUpperNs[i]) {
-      ++i;
+    for (const std::int64_t bound : kUpperNs) {
+      i += error_ns > bound ? 1 : 0;
     }
     counts[i] += frames;
     samples += frames;
