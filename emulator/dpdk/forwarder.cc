@@ -442,7 +442,7 @@ class TxSink final : public PacketSink {
     rte_mbuf* m = fresh != nullptr ? fresh : rte_pktmbuf_alloc(pool_);
     if (m != nullptr) {
       const auto len = static_cast<std::uint16_t>(store_.length(slot));
-      std::memcpy(rte_pktmbuf_mtod(m, void*), store_.data(slot), len);
+      FrameStore::copy_small(rte_pktmbuf_mtod(m, std::uint8_t*), store_.data(slot), len);
       m->data_len = len;
       m->pkt_len = len;
       m->port = ingress_;

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <vector>
@@ -91,6 +92,23 @@ TEST(FrameStore, GoesRoundInReleaseOrder) {
     held[tail++ % held.size()] = slot;
   }
   EXPECT_EQ(s.in_use(), held.size());
+}
+
+TEST(FrameStore, CopySmallCopiesEveryLengthExactly) {
+  // Every length a slot takes: the bytes copied, none before or after them touched.
+  std::array<std::uint8_t, FrameStore::kSlotBytes> src{};
+  for (std::size_t i = 0; i < src.size(); ++i) {
+    src[i] = static_cast<std::uint8_t>(i * 7 + 1);
+  }
+  for (std::size_t len = 0; len <= FrameStore::kSlotBytes; ++len) {
+    std::array<std::uint8_t, FrameStore::kSlotBytes + 2> dst{};
+    dst.fill(0xee);
+    FrameStore::copy_small(dst.data() + 1, src.data(), len);
+    EXPECT_EQ(dst[0], 0xee) << len;
+    EXPECT_TRUE(std::equal(src.begin(), src.begin() + static_cast<std::ptrdiff_t>(len), dst.begin() + 1))
+        << len;
+    EXPECT_EQ(dst[len + 1], 0xee) << len;
+  }
 }
 
 }  // namespace
