@@ -80,7 +80,33 @@ void DelayStage::hold_overtaking(Packet&& p, Instant at, std::uint64_t seq, Inst
   if (!overtaken_) {
     overtaken_.emplace(params_.jitter);
   }
-  overtaken_->push(Held{at, seq, slot}, now);
+  if (pending_n_ == kPending) {
+    // The oldest pending one goes in now: its bucket was prefetched kPending holds ago.
+    const Pending& old = pending_[pending_head_];
+    overtaken_->push(old.held, old.now);
+    pending_head_ = (pending_head_ + 1) % kPending;
+    --pending_n_;
+    if (old.held.at == pending_earliest_) {
+      pending_earliest_ = kNever;
+      for (std::size_t i = 0; i < pending_n_; ++i) {
+        pending_earliest_ = std::min(pending_earliest_, pending_[(pending_head_ + i) % kPending].held.at);
+      }
+    }
+  }
+  overtaken_->prefetch(at);
+  pending_[(pending_head_ + pending_n_) % kPending] = {Held{at, seq, slot}, now};
+  ++pending_n_;
+  pending_earliest_ = std::min(pending_earliest_, at);
+}
+
+void DelayStage::flush_pending() const {
+  for (; pending_n_ > 0; --pending_n_) {
+    const Pending& p = pending_[pending_head_];
+    overtaken_->push(p.held, p.now);
+    pending_head_ = (pending_head_ + 1) % kPending;
+  }
+  pending_head_ = 0;
+  pending_earliest_ = kNever;
 }
 
 void DelayStage::push(Packet&& p, Instant now, StageOutput& out) {

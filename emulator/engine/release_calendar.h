@@ -45,6 +45,14 @@ class ReleaseCalendar {
     return find_top();
   }
   void pop();
+  // Loads the bucket a push of a release at `at` would write (a hint): a push lands in a random
+  // bucket, far in the ring from the last one, so its first access misses the caches.
+  void prefetch(Instant at) const {
+    const std::int64_t b = bucket_of(at);
+    if (b != sorted_) {
+      __builtin_prefetch(&ring_[static_cast<std::size_t>(b) & (kBuckets - 1)], 1);
+    }
+  }
   // The entries of the earliest bucket, once top() found it (latest first, top() last), and how
   // many buckets top() has sorted so far: an owner can prefetch what the next few pops release
   // when this count moves.
