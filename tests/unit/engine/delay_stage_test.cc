@@ -10,6 +10,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <set>
+#include <utility>
 #include <vector>
 
 #include "core/rng.h"
@@ -347,6 +349,65 @@ TEST(DelayStage, NetemPolicyReordersUnderJitter) {
   DelaySettings s = jittered(Duration{10 * kMs}, Duration{50 * kMs});
   DelayStage stage(s, 7, "delay");
   EXPECT_GT(count_reordered(run(stage, kN, Duration{10 * kUs})), kN / 2);
+}
+
+// Overtaking packets wait in a small ring before they enter the release calendar (its bucket
+// prefetched meanwhile). With jitter wider than the delay (many releases clamped to the
+// arrival, most packets overtaking) those pending are often the earliest held: next_wakeup()
+// and held_packets() must count them at every step, each packet must leave at its release
+// time, and equal times in arrival order. The release times come from a first run (run()
+// checks time order); a second stage on the same seed draws the same ones.
+TEST(DelayStage, PendingOvertakersCountInEveryWakeup) {
+  const DelaySettings s = jittered(Duration{20 * kUs}, Duration{50 * kUs});
+  const Duration spacing{3 * kUs};
+  constexpr std::size_t n = 20'000;
+  DelayStage first(s, 4, "delay");
+  const std::vector<Released> r = run(first, n, spacing);
+  ASSERT_GT(count_reordered(r), n / 4);
+  std::vector<Instant> release(n);
+  for (std::size_t i = 0; i < r.size(); ++i) {
+    release[r[i].id] = r[i].time;
+    if (i > 0 && r[i].time == r[i - 1].time) {
+      EXPECT_GT(r[i].id, r[i - 1].id) << "equal release times out of arrival order";
+    }
+  }
+  DelayStage stage(s, 4, "delay");
+  Collector out;
+  std::set<std::pair<Instant, std::uint64_t>> held;  // (release time, id)
+  const auto take_released = [&](std::size_t from) {
+    for (std::size_t k = from; k < out.released.size(); ++k) {
+      const Released& x = out.released[k];
+      EXPECT_EQ(x.time, release[x.id]);
+      held.erase({release[x.id], x.id});
+    }
+  };
+  for (std::size_t i = 0; i < n; ++i) {
+    const Instant now = kEpoch + spacing * static_cast<std::int64_t>(i);
+    while (stage.next_wakeup() <= now) {
+      const Instant t = stage.next_wakeup();
+      ASSERT_FALSE(held.empty());
+      ASSERT_EQ(t, held.begin()->first) << "packet " << i;
+      const std::size_t before = out.released.size();
+      stage.pull(t, out);
+      ASSERT_GT(out.released.size(), before);
+      take_released(before);
+    }
+    ASSERT_EQ(stage.next_wakeup(), held.empty() ? kNever : held.begin()->first) << "packet " << i;
+    ASSERT_EQ(stage.held_packets(), held.size());
+    Packet p;
+    p.id = i;
+    p.size_bytes = 1000;
+    p.arrival = now;
+    p.time = now;
+    const std::size_t before = out.released.size();
+    stage.push(std::move(p), now, out);
+    if (out.released.size() == before) {
+      held.insert({release[i], i});
+    } else {
+      take_released(before);  // left at once (zero delay, nothing due before it)
+    }
+  }
+  EXPECT_EQ(out.released.size() + held.size(), n);
 }
 
 TEST(DelayStage, PreservePolicyNeverReorders) {
