@@ -85,9 +85,13 @@ class QueueStage final : public Stage {
   Admission push_scheduled(Packet& p, Instant now, Instant horizon, StageOutput& out);
   // push_scheduled() for a caller that settled the queue at `now` and knows holds_events().
   Admission push_settled(Packet& p, Instant now, Instant horizon, bool events, StageOutput& out);
-  // Packets held the event-driven way (in the queue or on the wire): while there are any, the
-  // queue has events and new packets queue behind them.
-  bool holds_events() const { return wire_q_ >= 0 || !sub_[0].empty() || !sub_[1].empty(); }
+  // Packets held the event-driven way (in the queue or on the wire, or on a shared wire waiting
+  // for their departure to pass them on): while there are any, the queue has events and new
+  // packets queue behind them. (A shared wire's queue holds those only while no delay stage
+  // follows it; a phase that adds one must still let them out at their events.)
+  bool holds_events() const {
+    return wire_q_ >= 0 || !sub_[0].empty() || !sub_[1].empty() || !shared_out_.empty();
+  }
   // When the next scheduled packet leaves (and the one behind it starts): not an event the
   // queue needs, but when queue_bytes() changes, for owners that read it between calls.
   Instant scheduled_wakeup() const { return sched_.next_change(); }

@@ -147,6 +147,51 @@ TEST(SharedBottleneck, TwoEnginesOnOneWireReleaseExactlyAsOneEngine) {
             kEpoch + std::chrono::microseconds(1999 * 40 + 80) + std::chrono::milliseconds(10));
 }
 
+TEST(SharedBottleneck, FramesOnTheWireWhenAPhaseAddsADelayStillLeave) {
+  // 1000-byte frames every 40 us into 100 Mbit/s for 2 ms; at 1 ms a phase adds a 1 ms delay.
+  // Frames admitted before it wait on the shared wire for their departures (no delay stage to
+  // pass them to yet); after it the pipeline takes its direct path, which must still let them
+  // out at their events. Time moves by advance() in 10 us steps to a bound, not drain(), so a
+  // frame left behind fails the test instead of hanging it.
+  const Profile p = profile(R"("a_to_b": {"rate": {"rate_mbps": 100}},
+      "phases": [{"at_s": 0.001, "name": "delayed",
+                  "a_to_b": {"rate": {"rate_mbps": 100}, "delay": {"delay_ms": 1}}}])");
+  const auto run = [](std::vector<DirectionEngine*> engines) {
+    std::vector<testing::CollectingSink> sinks(engines.size());
+    const Duration gap = std::chrono::microseconds(40);
+    const int n = 50;
+    std::vector<Instant> released(n, kNever);
+    Instant t = kEpoch;
+    for (int step = 0; step < 1000; ++step, t += std::chrono::microseconds(10)) {
+      for (std::size_t e = 0; e < engines.size(); ++e) {
+        engines[e]->advance(t, sinks[e]);
+      }
+      if (t < kEpoch + gap * n && (t - kEpoch) % gap == Duration{0}) {
+        const int i = static_cast<int>((t - kEpoch) / gap);
+        Packet pk = testing::udp_packet(1000, Ecn::kEct0);
+        pk.headers.src_port = static_cast<std::uint16_t>(i);
+        const std::size_t e = static_cast<std::size_t>(i) % engines.size();
+        engines[e]->push(std::move(pk), t, sinks[e]);
+      }
+    }
+    for (std::size_t e = 0; e < engines.size(); ++e) {
+      EXPECT_EQ(engines[e]->held_packets(), 0U) << "engine " << e;
+      for (const Packet& pk : sinks[e].delivered) {
+        released[pk.headers.src_port] = pk.time;
+      }
+    }
+    return released;
+  };
+  DirectionEngine one(p, Direction::kAToB);
+  SharedWires wires;
+  DirectionEngine q0(p, Direction::kAToB, 0, &wires);
+  DirectionEngine q1(p, Direction::kAToB, 1, &wires);
+  const std::vector<Instant> single = run({&one});
+  const std::vector<Instant> shared = run({&q0, &q1});
+  EXPECT_EQ(std::count(shared.begin(), shared.end(), kNever), 0);
+  EXPECT_EQ(shared, single);
+}
+
 TEST(SharedBottleneck, ARateTraceIsServedExactlyAsOneEngineServesIt) {
   // 80 Mbit/s of 1000-byte frames for 200 ms into a link whose rate trace goes 100 -> 40 ->
   // 100 Mbit/s at 50 and 100 ms: a queue builds in the slow spell and drains after it. Each
