@@ -11,10 +11,6 @@ AqmVerdict RedAqm::on_enqueue_slow(const Packet& p, const QueueView& q, Instant 
     last_p_ = 0;
     return AqmVerdict::kPass;
   }
-  return decide(p);
-}
-
-AqmVerdict RedAqm::decide(const Packet& p) {
   bool hit = true;
   if (beyond_ramp()) {
     last_p_ = 1;

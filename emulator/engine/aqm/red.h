@@ -37,18 +37,6 @@ class RedAqm final : public Aqm {
     if (q.packets[0] == 0 && pass_at_empty(now)) {
       return AqmVerdict::kPass;
     }
-    if (q.packets[0] != 0) {
-      // An arrival behind others (every packet of a burst after the first), inline while the
-      // average stays below min: update_average()'s busy step and on_enqueue_slow()'s first
-      // test, the same arithmetic.
-      avg_ = (1.0 - s_.weight) * avg_ + s_.weight * static_cast<double>(q.bytes[0]);
-      if (avg_ < static_cast<double>(s_.min_bytes)) {
-        count_ = -1;
-        last_p_ = 0;
-        return AqmVerdict::kPass;
-      }
-      return decide(p);
-    }
     return on_enqueue_slow(p, q, now);
   }
   // on_enqueue() for an arrival that finds the queue empty (q.packets[0] == 0), when that is
@@ -75,8 +63,6 @@ class RedAqm final : public Aqm {
 
  private:
   AqmVerdict on_enqueue_slow(const Packet& p, const QueueView& q, Instant now);
-  // The verdict for an average at or above min (after update_average()).
-  AqmVerdict decide(const Packet& p);
   void update_average(const QueueView& q, Instant now);
   bool beyond_ramp() const;
   double base_probability() const;  // p_b, for avg on the ramp
