@@ -38,7 +38,7 @@ fi
 emu_iperf_server
 
 for cc in cubic bbr; do
-  run ip netns exec gw-a iperf3 -c 198.18.0.2 -p 5201 -t 5 -C "$cc" -J
+  emu_iperf -t 5 -C "$cc" -J
   if ((rc != 0)); then
     fail "iperf3 -C $cc exited $rc: $(tail -c 2000 <<<"$out") $err"
     continue

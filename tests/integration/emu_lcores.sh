@@ -39,10 +39,10 @@ grep -q 'b_to_a/q0 on lcore 1' emu.err || fail "stderr does not say b_to_a runs 
 emu_iperf_server
 ip netns exec gw-a ping -q -c 200 -i 0.01 198.18.0.2 >ping.txt 2>&1 &
 ping_pid=$!
-run ip netns exec gw-a iperf3 -c 198.18.0.2 -p 5201 -t 2 -P 2
+emu_iperf -t 2 -P 2
 ((rc == 0)) || fail "iperf3 forward: exit $rc: $err"
 grep receiver <<<"$out" | tail -n 1
-run ip netns exec gw-a iperf3 -c 198.18.0.2 -p 5201 -t 2 -R
+emu_iperf -t 2 -R
 ((rc == 0)) || fail "iperf3 reverse: exit $rc: $err"
 grep receiver <<<"$out" | tail -n 1
 wait "$ping_pid" || true

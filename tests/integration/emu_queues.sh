@@ -47,10 +47,10 @@ grep -qF "$want" emu.err || fail "stderr does not say '$want': $(<emu.err)"
 emu_iperf_server
 ip netns exec gw-a ping -q -c 100 -i 0.01 198.18.0.2 >ping.txt 2>&1 &
 ping_pid=$!
-run ip netns exec gw-a iperf3 -c 198.18.0.2 -p 5201 -t 2 -P 16
+emu_iperf -t 2 -P 16
 ((rc == 0)) || fail "iperf3 forward: exit $rc: $err"
 grep SUM <<<"$out" | tail -n 1
-run ip netns exec gw-a iperf3 -c 198.18.0.2 -p 5201 -t 2 -P 16 -R
+emu_iperf -t 2 -P 16 -R
 ((rc == 0)) || fail "iperf3 reverse: exit $rc: $err"
 grep SUM <<<"$out" | tail -n 1
 wait "$ping_pid" || true
@@ -106,7 +106,7 @@ if ! emu_wait_forwarding; then
   fail "gradwall emu (rate.json) did not forward within ~10 s; its stderr: $(<emu.err)"
   finish
 fi
-run ip netns exec gw-a iperf3 -c 198.18.0.2 -p 5201 -t 3 -P 16 -J
+emu_iperf -t 3 -P 16 -J
 ((rc == 0)) || fail "iperf3 through the shared 200 Mbit/s: exit $rc: $err"
 mbps=$("$PY" -c 'import json,sys; print("%.1f" % (json.loads(sys.stdin.read())["end"]["sum_received"]["bits_per_second"] / 1e6))' <<<"$out")
 echo "16 streams over two queues through a shared 200 Mbit/s: $mbps Mbit/s"

@@ -20,6 +20,11 @@
 #                      "control endpoint") and prints it
 #   emu_iperf_server   an iperf3 server in gw-b on 198.18.0.2:5201 (output to server.out, its
 #                      pid in EMU_EXTRA_PIDS), waiting (~5 s) until it listens
+#   emu_iperf ARG...   `run`s an iperf3 client in gw-a against that server (-c 198.18.0.2
+#                      -p 5201 ARG...), trying again (up to 20 times, 0.25 s apart) while the
+#                      server refuses the connection or says it is busy: after each test the
+#                      iperf3 server closes its listening socket (cleanup_server in its
+#                      src/iperf_server_api.c) and only then opens a new one
 #   emu_wait_forwarding  polls one ping gw-a -> gw-b until answered (~10 s); 1 if never
 #   emu_wait_exit        waits for the emulator (it ends by --duration); sets emu_rc, fails
 #                        unless it exited 0
@@ -111,6 +116,16 @@ emu_iperf_server() {
   for _ in $(seq 1 50); do
     ip netns exec gw-b ss -Hltn 'sport = :5201' | grep -q LISTEN && break
     sleep 0.1
+  done
+}
+
+emu_iperf() {
+  local _
+  for _ in $(seq 1 20); do
+    run ip netns exec gw-a iperf3 -c 198.18.0.2 -p 5201 "$@"
+    ((rc == 0)) && return 0
+    grep -qE 'Connection refused|server is busy' <<<"$out$err" || return 0
+    sleep 0.25
   done
 }
 
