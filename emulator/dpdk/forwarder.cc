@@ -51,6 +51,8 @@ ClassStats class_stats(const DirectionEngine::ClassView& c) {
   cs.corrupted = pc.corrupted;
   cs.marked_ce = pc.marked_ce;
   cs.queue_bytes = c.pipeline->queue_bytes();
+  cs.cross_traffic_packets = pc.synthetic_in;
+  cs.cross_traffic_dropped = pc.synthetic_dropped;
   cs.flows = c.pipeline->flow_entries();
   cs.flow_table_misses = c.pipeline->flow_table_misses();
   return cs;
@@ -143,8 +145,8 @@ class TxSink final : public PacketSink {
   // line, and this sink's next FIFO slot. Nothing else to do meanwhile, so loads, not hints.
   void warm() {
     const NextRelease n = engine_->peek_next();
-    if (n.packet == nullptr) {
-      return;
+    if (n.packet == nullptr || n.packet->synthetic) {
+      return;  // cross traffic (microbursts) has no frame: its handle is 0
     }
     touch(n.packet, sizeof(Packet));
     if (is_copy(n.packet->handle)) {
@@ -972,8 +974,7 @@ void check_queues_can_run(const Profile& profile, std::uint16_t queues, const st
             file, path + "." + what,
             "with --queues " + std::to_string(queues) +
                 " the queues share the bottleneck's link, which needs a rate (fixed or a rate trace, "
-                "not Mahimahi), a droptail, red, pie or threshold AQM and no limit_packets, microbursts "
-                "or int: use "
+                "not Mahimahi), a droptail, red, pie or threshold AQM and no limit_packets or int: use "
                 "--queues 1 for this profile");
       }
     }

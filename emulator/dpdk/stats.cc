@@ -72,7 +72,9 @@ void DirectionStats::add(const DirectionStats& o) {
     it->corrupted += c.corrupted;
     it->marked_ce += c.marked_ce;
     it->queue_bytes = std::max(it->queue_bytes, c.queue_bytes);  // the lanes share the bottleneck
-    it->flows += c.flows;                                        // RSS puts a flow on one lane
+    it->cross_traffic_packets += c.cross_traffic_packets;
+    it->cross_traffic_dropped += c.cross_traffic_dropped;
+    it->flows += c.flows;  // RSS puts a flow on one lane
     it->flow_table_misses += c.flow_table_misses;
   }
 }
@@ -126,6 +128,8 @@ nlohmann::json to_json(const ClassStats& s) {
           {"corrupted", s.corrupted},
           {"marked_ce", s.marked_ce},
           {"queue_bytes", s.queue_bytes},
+          {"cross_traffic_packets", s.cross_traffic_packets},
+          {"cross_traffic_dropped", s.cross_traffic_dropped},
           {"flows", s.flows},
           {"flow_table_misses", s.flow_table_misses}};
 }
@@ -250,7 +254,11 @@ std::string to_table(const EmuStats& s) {
         drops += x;
       }
       os << "  class " << c.name << ": in " << c.packets_in << ", delivered " << c.delivered << ", dropped "
-         << drops << ", duplicated " << c.duplicated << ", CE marked " << c.marked_ce << "\n";
+         << drops << ", duplicated " << c.duplicated << ", CE marked " << c.marked_ce;
+      if (c.cross_traffic_packets > 0) {
+        os << ", cross traffic " << c.cross_traffic_packets << " (" << c.cross_traffic_dropped << " dropped)";
+      }
+      os << "\n";
     }
     const std::string err = d.accounting_error();
     os << "  received + duplicates = sent + dropped + held: " << (err.empty() ? "yes" : "NO: " + err) << "\n";

@@ -57,6 +57,11 @@ struct ClassStats {
   std::uint64_t corrupted = 0;
   std::uint64_t marked_ce = 0;
   std::uint64_t queue_bytes = 0;  // its bottleneck's backlog when published
+  // Cross traffic the engine made (microbursts, incast bursts): packets, and those dropped.
+  // Synthetic: never received nor sent, so outside the accounting. With --queues, queue 0 makes
+  // a shared bottleneck's microbursts.
+  std::uint64_t cross_traffic_packets = 0;
+  std::uint64_t cross_traffic_dropped = 0;
   // Per-flow streams (flow_streams.h): flows with an entry, and packets whose flow found the
   // table full and drew from the stage's stream. Both 0 with per-queue streams.
   std::uint64_t flows = 0;

@@ -107,7 +107,7 @@ class DirectionEngine {
 
   void share(Pipeline& p, const std::string& name) {
     if (wires_ != nullptr) {
-      p.share_bottleneck(wires_->get(name));
+      p.share_bottleneck(wires_->get(name), lane_ == 0);  // queue 0's engine makes the bursts
       p.share_order(wires_->order(name));
     }
   }

@@ -98,6 +98,11 @@ Pipeline::Pipeline(const DirectionSpec& spec, std::uint64_t seed, const std::str
   set_active(spec);
 }
 
+void Pipeline::share_bottleneck(SharedWire* wire, bool injects) {
+  queue_->share(wire, injects);
+  set_paths();  // an engine that injects no bursts may schedule at admission
+}
+
 void Pipeline::share_order(SharedOrder* order) {
   delay_->share_order(order);
 }
@@ -142,12 +147,16 @@ void Pipeline::set_active(const DirectionSpec& spec) {
     }
   }
   std::sort(live_.begin(), live_.end());
+  set_paths();
+  wake_.assign(kStages, kNever);
+  dirty_ = ~0U;  // settings changed: ask every stage again
+}
+
+void Pipeline::set_paths() {
   schedule_ = active_[kQueueIdx] && queue_->schedulable() && next_active_[kQueueIdx + 1] == kDelayIdx;
   loss_active_ = active_[kLossIdx];
   direct_ = schedule_ && !active_[kDuplicateIdx] && !active_[kCorruptIdx] &&
             next_active_[kDelayIdx + 1] == kStages && live_.size() == 2;  // live_: queue, delay
-  wake_.assign(kStages, kNever);
-  dirty_ = ~0U;  // settings changed: ask every stage again
 }
 
 void Pipeline::reconfigure(const DirectionSpec& spec) {

@@ -75,8 +75,9 @@ class Pipeline {
   Pipeline(const Pipeline&) = delete;
   Pipeline& operator=(const Pipeline&) = delete;
 
-  // The bottleneck's link is `wire`, shared with other engines (QueueStage::share).
-  void share_bottleneck(SharedWire* wire) { queue_->share(wire); }
+  // The bottleneck's link is `wire`, shared with other engines; `injects`: this pipeline makes
+  // the link's cross traffic (QueueStage::share).
+  void share_bottleneck(SharedWire* wire, bool injects);
   // The order-preserving jitter's floor is `order`, shared with the same engines
   // (DelayStage::share_order).
   void share_order(SharedOrder* order);
@@ -149,6 +150,7 @@ class Pipeline {
   void run_until(Instant now, PacketSink& sink);
   void forward(Packet&& p, std::size_t from, PacketSink& sink);
   void set_active(const DirectionSpec& spec);
+  void set_paths();  // schedule_ and direct_, from the active stages and the queue
   void push_to_queue(Packet&& p, Instant now);
   // The scheduling queue's verdict on p: scheduled ones go on to the delay stage.
   void after_queue(QueueStage::Admission a, Packet&& p, Instant now);

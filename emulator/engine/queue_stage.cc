@@ -31,8 +31,12 @@ void QueueStage::set_limits(const QueueSettings& queue) {
   max_packets_ = queue.limit_packets.value_or(UINT64_MAX);
   max_bytes_ = queue.limit_bytes.value_or(UINT64_MAX);
   max_sojourn_ = queue.limit_time;
+  set_schedulable();
+}
+
+void QueueStage::set_schedulable() {
   const Aqm& aqm = aqm_.aqm();
-  schedulable_ = rate_.fixed() && cross_.empty() && !telemetry_.enabled() && !max_sojourn_ &&
+  schedulable_ = rate_.fixed() && (cross_.empty() || !cross_on_) && !telemetry_.enabled() && !max_sojourn_ &&
                  aqm.decides_at_enqueue() && aqm.queues() == 1;
 }
 
@@ -68,9 +72,6 @@ std::string QueueStage::unshareable(const RateSettings& rate, const QueueSetting
   }
   if (queue.limit_packets) {
     return "queue.limit_packets";
-  }
-  if (!queue.microbursts.empty()) {
-    return "queue.microbursts";
   }
   if (queue.telemetry.enabled) {
     return "queue.int";
@@ -304,14 +305,20 @@ void QueueStage::inject_cross_traffic(Instant now, StageOutput& out) {
     ++stats_.cross_packets_in;
     stats_.cross_bytes_in += p.size_bytes;
     out.injected(p);
-    enqueue(std::move(p), now, out);
+    if (shared_ != nullptr) {
+      push(std::move(p), now, out);  // on the shared wire at the burst's instant
+    } else {
+      enqueue(std::move(p), now, out);
+    }
   });
 }
 
 Instant QueueStage::next_wakeup() const {
   if (shared_ != nullptr) {
-    // Only departures are events; the AQM's timers run at arrivals (push_shared).
-    return shared_out_.empty() ? kNever : shared_out_.front().time;
+    // Only departures and the bursts this engine injects are events; the AQM's timers run at
+    // arrivals (push_shared).
+    const Instant out = shared_out_.empty() ? kNever : shared_out_.front().time;
+    return cross_on_ ? std::min(out, cross_.next_event()) : out;
   }
   Instant t = std::min(aqm_.aqm().next_timer(), cross_.next_event());
   if (rate_.opportunities()) {
@@ -337,7 +344,7 @@ void QueueStage::pull(Instant now, StageOutput& out) {
   if (shared_ == nullptr && aqm_.aqm().next_timer() <= now) {
     aqm_.aqm().on_timer(view(now), now);
   }
-  if (cross_.next_event() <= now) {
+  if (cross_on_ && cross_.next_event() <= now) {
     inject_cross_traffic(now, out);
   }
   if (rate_.opportunities() && next_opportunity_ <= now) {

@@ -67,14 +67,20 @@ class QueueStage final : public Stage {
   std::string name() const override { return "queue"; }
 
   // Whether these settings can run on a wire shared by several engines (shared_wire.h): a
-  // fixed rate (no trace, no Mahimahi opportunities), an AQM that decides at enqueue (droptail,
-  // RED, threshold), no packet or sojourn limit, no microbursts, no INT. Empty when they can,
-  // else the setting (its JSON name under the direction) that cannot.
+  // fixed rate or a rate trace (no Mahimahi opportunities), an AQM that decides at enqueue
+  // (droptail, RED, threshold, PIE), no packet limit, no INT. Empty when they can, else the
+  // setting (its JSON name under the direction) that cannot.
   static std::string unshareable(const RateSettings& rate, const QueueSettings& queue);
   // From now on the link is `wire`, shared with other engines (null = its own again); the
   // settings must be shareable. Every frame is then scheduled at admission against the wire,
   // whatever the horizon: a phase's new rate applies to frames arriving after it.
-  void share(SharedWire* wire) { shared_ = wire; }
+  // `injects`: this engine makes the link's cross traffic (microbursts) for all of them, on the
+  // wire at the burst's instants; the others make none, or each burst would come N times.
+  void share(SharedWire* wire, bool injects) {
+    shared_ = wire;
+    cross_on_ = wire == nullptr || injects;
+    set_schedulable();
+  }
 
   // Scheduling at admission (above). schedulable(): the settings allow it.
   bool schedulable() const { return schedulable_; }
@@ -166,6 +172,8 @@ class QueueStage final : public Stage {
   std::uint64_t max_bytes_ = UINT64_MAX;
   std::optional<Duration> max_sojourn_;
   bool schedulable_ = false;
+  bool cross_on_ = true;  // this engine injects cross_'s bursts (share())
+  void set_schedulable();
 
   // Packets held for events, by sub-queue (the AQM's classify()).
   Ring<Queued> sub_[QueueView::kMaxQueues];

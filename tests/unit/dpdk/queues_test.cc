@@ -67,6 +67,10 @@ TEST(QueuesCanRun, AFixedRateBottleneckWithAnEnqueueAqmIsShared) {
   EXPECT_EQ(
       refused_path(profile(R"("a_to_b": {"rate": {"rate_gbps": 10}, "queue": {"aqm": {"kind": "pie"}}})")),
       "(accepted)");
+  // Microbursts: queue 0's engine makes them on the shared wire (QueueStage::share).
+  EXPECT_EQ(refused_path(profile(R"("a_to_b": {"rate": {"rate_gbps": 10},
+      "microbursts": [{"period_ms": 1, "burst_bytes": 64000}]})")),
+            "(accepted)");
   EXPECT_EQ(refused_path(profile(R"("a_to_b": {"rate": {"rate_gbps": 10}}, "classes": [{"name": "x",
       "match": {"protocol": "udp"}, "a_to_b": {"rate": {"rate_mbps": 100}}, "b_to_a": {}}])")),
             "(accepted)");
@@ -322,6 +326,66 @@ TEST(SharedBottleneck, PreserveOrderJitterKeepsOneLinksOrderAndDelay) {
   EXPECT_NEAR(added_us(shared), added_us(single), 20);
   EXPECT_NEAR(added_us(single), 525, 25);
   EXPECT_LT(added_us(apart), added_us(single) - 100);
+}
+
+TEST(SharedBottleneck, MicroburstsComeOnceAndTakeTheWireAsInOneEngine) {
+  // 1000-byte frames every 100 us (80 Mbit/s) into 100 Mbit/s, plus a 10 kB microburst every
+  // 5 ms (+-1 ms) that takes 0.8 ms of the wire: 96 % load, so queues build behind each burst
+  // and drain before the next. Queue 0's engine makes the bursts for the shared wire, at their
+  // instants (its own stream is the one engine's), and queue 1's makes none: each burst comes
+  // once, so every frame leaves exactly when it leaves one engine. Time moves as in the data
+  // plane: every engine is advanced to an arrival before the frame is pushed.
+  const Profile p = profile(R"("a_to_b": {"rate": {"rate_mbps": 100}, "delay": {"delay_ms": 1},
+      "microbursts": [{"period_ms": 5, "burst_bytes": 10000, "jitter_ms": 1}]})");
+  const Duration gap = std::chrono::microseconds(100);
+  const int n = 10'000;
+  const auto run = [&](std::vector<DirectionEngine*> engines) {
+    std::vector<testing::CollectingSink> sinks(engines.size());
+    for (int i = 0; i < n; ++i) {
+      const Instant t = kEpoch + gap * i;
+      for (std::size_t e = 0; e < engines.size(); ++e) {
+        engines[e]->advance(t, sinks[e]);
+      }
+      Packet pk = testing::udp_packet(1000, Ecn::kEct0);
+      pk.headers.src_port = static_cast<std::uint16_t>(i);
+      const std::size_t e = static_cast<std::size_t>(i) % engines.size();
+      engines[e]->push(std::move(pk), t, sinks[e]);
+    }
+    std::vector<Instant> released(n, kNever);
+    for (std::size_t e = 0; e < engines.size(); ++e) {
+      engines[e]->drain(sinks[e], kEpoch + gap * n);
+      for (const Packet& pk : sinks[e].delivered) {
+        released[pk.headers.src_port] = pk.time;
+      }
+    }
+    return released;
+  };
+  DirectionEngine one(p, Direction::kAToB);
+  SharedWires wires;
+  DirectionEngine q0(p, Direction::kAToB, 0, &wires);
+  DirectionEngine q1(p, Direction::kAToB, 1, &wires);
+  const std::vector<Instant> single = run({&one});
+  const std::vector<Instant> shared = run({&q0, &q1});
+  EXPECT_EQ(std::count(shared.begin(), shared.end(), kNever), 0);
+  EXPECT_TRUE(shared == single);
+  // Up to 1.05 s: 210 bursts of 7 packets (6 x 1500 + 1000 bytes), made once.
+  const Instant end = kEpoch + std::chrono::milliseconds(1050);
+  testing::CollectingSink after;
+  for (DirectionEngine* e : {&one, &q0, &q1}) {
+    e->advance(end, after);
+  }
+  EXPECT_TRUE(after.delivered.empty());
+  const std::uint64_t bursts = one.totals().synthetic_in;
+  EXPECT_NEAR(static_cast<double>(bursts), 210.0 * 7, 7);
+  EXPECT_EQ(q0.totals().synthetic_in, bursts);
+  EXPECT_EQ(q1.totals().synthetic_in, 0U);
+  // The bursts delayed frames: some waited over 0.5 ms behind one (80 us on an idle wire).
+  int waited = 0;
+  for (int i = 0; i < n; ++i) {
+    waited +=
+        single[static_cast<std::size_t>(i)] - (kEpoch + gap * i) > std::chrono::microseconds(1580) ? 1 : 0;
+  }
+  EXPECT_GT(waited, 200);
 }
 
 // 10,000 packets through a 50 % loss: which ones are lost, by index.
