@@ -956,10 +956,8 @@ void check_queues_can_run(const Profile& profile, std::uint16_t queues, const st
     return;
   }
   const auto check = [&](const DirectionSpec& d, const std::string& path) {
-    const char* per_queue = d.limit_packets ? "limit_packets"
-                            : d.incast      ? "incast"
-                            : d.slot        ? "slot"
-                                            : nullptr;
+    // The direction's limit_packets counts every queue's packets (SharedHeld).
+    const char* per_queue = d.incast ? "incast" : d.slot ? "slot" : nullptr;
     if (per_queue != nullptr) {
       throw InputError(file, path + "." + per_queue,
                        "with --queues " + std::to_string(queues) +

@@ -109,6 +109,7 @@ class DirectionEngine {
     if (wires_ != nullptr) {
       p.share_bottleneck(wires_->get(name), lane_ == 0);  // queue 0's engine makes the bursts
       p.share_order(wires_->order(name));
+      p.share_held(wires_->held(name), lane_);
     }
   }
 

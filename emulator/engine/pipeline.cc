@@ -283,7 +283,7 @@ bool Pipeline::enter(Packet& p, Instant now, PacketSink& sink) {
   ++counters_.packets_in;
   counters_.bytes_in += p.size_bytes;
   ++held_real_;
-  if (held_real_ > limit_packets_) [[unlikely]] {
+  if (held_real_ + others_held_ > limit_packets_) [[unlikely]] {
     ++counters_.dropped[static_cast<std::size_t>(DropCause::kLimit)];
     --held_real_;
     sink.dropped(std::move(p), DropCause::kLimit);
@@ -359,9 +359,12 @@ void Pipeline::advance(Instant now, PacketSink& sink) {
   if (direct_ && !queue_->holds_events()) {
     sink_ = &sink;
     release_direct(now, sink);
-    return;
+  } else {
+    run_until(now, sink);
   }
-  run_until(now, sink);
+  if (shared_held_ != nullptr) [[unlikely]] {
+    others_held_ = shared_held_->exchange(lane_, held_real_);
+  }
 }
 
 NextRelease Pipeline::peek_next() const {

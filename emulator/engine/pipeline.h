@@ -81,6 +81,12 @@ class Pipeline {
   // The order-preserving jitter's floor is `order`, shared with the same engines
   // (DelayStage::share_order).
   void share_order(SharedOrder* order);
+  // The packet limit counts the packets of the same engines too (SharedHeld): this one is
+  // `lane`'s (< SharedHeld::kLanes). Counts are exchanged at the end of each advance().
+  void share_held(SharedHeld* held, unsigned lane) {
+    shared_held_ = held;
+    lane_ = lane;
+  }
 
   // Releases everything due up to `now`, then takes p (arriving at `now`).
   void push(Packet&& p, Instant now, PacketSink& sink) {
@@ -188,6 +194,9 @@ class Pipeline {
   std::uint64_t max_delivered_id_ = 0;
   std::uint64_t held_real_ = 0;
   std::uint64_t limit_packets_ = UINT64_MAX;  // netem `limit`; UINT64_MAX: none
+  SharedHeld* shared_held_ = nullptr;         // share_held()
+  unsigned lane_ = 0;
+  std::uint64_t others_held_ = 0;  // the other lanes' held packets, as of the last advance()
   Instant horizon_ = kNever;
   bool schedule_ = false;  // the queue schedules at admission and passes packets to the delay stage
   // The direct path (push_direct): only loss, a scheduling queue and the delay stage take part

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <limits>
@@ -95,18 +96,47 @@ class SharedOrder {
   std::atomic<std::int64_t> latest_ns_{std::numeric_limits<std::int64_t>::min()};
 };
 
+// The real packets held by the engines of one pipeline over several queues, for a packet limit
+// on them all (the direction's `limit_packets`, netem's `limit`). Each engine publishes its own
+// count, on a cache line of its own, when it advances (once per loop of its lcore), and reads
+// the others' then: between two of its loops an engine admits against its own exact count plus
+// the others' as of their last loop, so the limit is passed by at most what the other queues
+// took in one loop (one rx burst each), and no cache line moves between lcores per packet.
+class SharedHeld {
+ public:
+  static constexpr unsigned kLanes = 16;  // the most rx queues `gradwall emu` takes
+
+  // Publishes `held` as `lane`'s count; returns the other lanes' sum.
+  std::uint64_t exchange(unsigned lane, std::uint64_t held) {
+    slots_[lane].n.store(held, std::memory_order_relaxed);
+    std::uint64_t others = 0;
+    for (unsigned i = 0; i < kLanes; ++i) {
+      others += i == lane ? 0 : slots_[i].n.load(std::memory_order_relaxed);
+    }
+    return others;
+  }
+
+ private:
+  struct alignas(64) Slot {
+    std::atomic<std::uint64_t> n{0};
+  };
+  std::array<Slot, kLanes> slots_{};
+};
+
 // The shared wires of one direction, one per pipeline (the default's, and each class's by name):
 // what the engines of that direction's queues pass to DirectionEngine. Each pipeline also has
-// its shared order floor.
+// its shared order floor and its shared count of held packets.
 class SharedWires {
  public:
   SharedWire* get(const std::string& pipeline) { return find(pipeline).wire.get(); }
   SharedOrder* order(const std::string& pipeline) { return find(pipeline).order.get(); }
+  SharedHeld* held(const std::string& pipeline) { return find(pipeline).held.get(); }
 
  private:
   struct Shared {
     std::unique_ptr<SharedWire> wire = std::make_unique<SharedWire>();
     std::unique_ptr<SharedOrder> order = std::make_unique<SharedOrder>();
+    std::unique_ptr<SharedHeld> held = std::make_unique<SharedHeld>();
   };
   Shared& find(const std::string& pipeline) {
     const std::lock_guard<std::mutex> lock(mutex_);

@@ -3,7 +3,8 @@
 # two queue pairs each (qpairs=2: the kernel spreads frames over the two rx rings by flow hash).
 # Each lcore runs both directions of one queue (lane_layout, forwarder.h), each lane its own
 # engine. Profile: 2 ms each way, 1 % loss each way (per-packet stages only), drawn per flow
-# ("streams": "per_flow", flow_streams.h): the stats count the flows' entries summed over queues.
+# ("streams": "per_flow", flow_streams.h): the stats count the flows' entries summed over queues;
+# a netem-style limit of 1000 packets a_to_b, counted over both queues (SharedHeld).
 # Traffic: iperf3 TCP with 16 parallel streams (16 source ports: all on one queue by chance is
 # 2 x 2^-16), a reverse run, and pings.
 # Checks: stderr says which lcore runs which lane; each direction has two queues in s.json, each
@@ -12,7 +13,8 @@
 # Then a shared bottleneck: 200 Mbit/s a_to_b, the two queues' engines taking turns on one link
 # (emulator/engine/shared_wire.h): iperf3 -P 16 gets at most 200 Mbit/s in all (x 1.03 for
 # iperf3's own interval edges), not 200 per queue, and at least half of it; both queues carried
-# some of it. Then the refusals, exit 2 before DPDK starts: a CoDel queue (it decides at dequeue,
+# some of it; 25 kB microbursts every 10 ms take 20 Mbit/s of it, made by queue 0's engine only
+# (~1,700 burst packets a second, not twice that). Then the refusals, exit 2 before DPDK starts: a CoDel queue (it decides at dequeue,
 # which a shared link cannot) names $.a_to_b.queue.aqm; --capture with --queues 2; --queues 17.
 # Needs root (namespaces, af_packet), iperf3; skipped with exit 0 otherwise. Labels: cli;root.
 # Usage: emu_queues.sh GRADWALL SOURCE_DIR   (how tests/CMakeLists.txt runs it)
@@ -31,7 +33,7 @@ command -v iperf3 >/dev/null || {
 
 cat >p.json <<'JSON'
 {"gradwall": "profile/v1", "name": "loss-2queues", "seed": 3, "streams": "per_flow",
- "a_to_b": {"delay": {"delay_ms": 2}, "loss": {"p": 0.01}}}
+ "a_to_b": {"delay": {"delay_ms": 2}, "loss": {"p": 0.01}, "limit_packets": 1000}}
 JSON
 
 EMU_LCORES=0,1

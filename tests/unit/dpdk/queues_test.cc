@@ -67,6 +67,8 @@ TEST(QueuesCanRun, AFixedRateBottleneckWithAnEnqueueAqmIsShared) {
   EXPECT_EQ(
       refused_path(profile(R"("a_to_b": {"rate": {"rate_gbps": 10}, "queue": {"aqm": {"kind": "pie"}}})")),
       "(accepted)");
+  // netem's limit: it counts every queue's packets (SharedHeld).
+  EXPECT_EQ(refused_path(profile(R"("a_to_b": {"limit_packets": 1000}, "b_to_a": {})")), "(accepted)");
   // Microbursts: queue 0's engine makes them on the shared wire (QueueStage::share).
   EXPECT_EQ(refused_path(profile(R"("a_to_b": {"rate": {"rate_gbps": 10},
       "microbursts": [{"period_ms": 1, "burst_bytes": 64000}]})")),
@@ -82,8 +84,6 @@ TEST(QueuesCanRun, WhatCannotBeSharedIsRefusedWithItsPath) {
       "$.a_to_b.queue.aqm");
   EXPECT_EQ(refused_path(profile(R"("a_to_b": {}, "b_to_a": {"queue": {"limit_packets": 100}})")),
             "$.b_to_a.queue.limit_packets");
-  EXPECT_EQ(refused_path(profile(R"("a_to_b": {"limit_packets": 1000}, "b_to_a": {})")),
-            "$.a_to_b.limit_packets");
   EXPECT_EQ(refused_path(profile(R"("a_to_b": {}, "classes": [{"name": "x", "match": {"protocol": "udp"},
       "a_to_b": {"rate": {"rate_mbps": 100}, "queue": {"int": {"node_id": 3}}}, "b_to_a": {}}])")),
             "$.classes[0].a_to_b.queue.int");
@@ -386,6 +386,47 @@ TEST(SharedBottleneck, MicroburstsComeOnceAndTakeTheWireAsInOneEngine) {
         single[static_cast<std::size_t>(i)] - (kEpoch + gap * i) > std::chrono::microseconds(1580) ? 1 : 0;
   }
   EXPECT_GT(waited, 200);
+}
+
+TEST(SharedBottleneck, APacketLimitCountsEveryQueuesPackets) {
+  // netem's limit: 1000-byte frames every 10 us into a 10 ms delay hold ~1,000 at once; with a
+  // limit of 400 one engine drops ~60 % of them. Two engines that each counted only their own
+  // packets would hold 400 each (~20 % dropped); sharing their counts, they drop as one does.
+  // Time moves as in the data plane (every engine advanced to an arrival first), so each
+  // engine sees the other's count as of one frame ago: the drops may differ by a few frames.
+  const Profile p = profile(R"("a_to_b": {"limit_packets": 400, "delay": {"delay_ms": 10}})");
+  const Duration gap = std::chrono::microseconds(10);
+  const int n = 100'000;
+  const auto drops = [&](std::vector<DirectionEngine*> engines) {
+    std::vector<testing::CollectingSink> sinks(engines.size());
+    for (int i = 0; i < n; ++i) {
+      const Instant t = kEpoch + gap * i;
+      for (std::size_t e = 0; e < engines.size(); ++e) {
+        engines[e]->advance(t, sinks[e]);
+      }
+      Packet pk = testing::udp_packet(1000, Ecn::kEct0);
+      const std::size_t e = static_cast<std::size_t>(i) % engines.size();
+      engines[e]->push(std::move(pk), t, sinks[e]);
+    }
+    std::uint64_t d = 0;
+    for (std::size_t e = 0; e < engines.size(); ++e) {
+      engines[e]->drain(sinks[e], kEpoch + gap * n);
+      d += engines[e]->totals().dropped[static_cast<std::size_t>(DropCause::kLimit)];
+    }
+    return static_cast<double>(d);
+  };
+  DirectionEngine one(p, Direction::kAToB);
+  SharedWires wires;
+  DirectionEngine q0(p, Direction::kAToB, 0, &wires);
+  DirectionEngine q1(p, Direction::kAToB, 1, &wires);
+  DirectionEngine a(p, Direction::kAToB, 0);
+  DirectionEngine b(p, Direction::kAToB, 1);
+  const double single = drops({&one});
+  const double shared = drops({&q0, &q1});
+  const double apart = drops({&a, &b});
+  EXPECT_NEAR(single, 0.6 * n, 0.01 * n);
+  EXPECT_NEAR(shared, single, 0.002 * n);
+  EXPECT_NEAR(apart, 0.2 * n, 0.01 * n);
 }
 
 // 10,000 packets through a 50 % loss: which ones are lost, by index.
