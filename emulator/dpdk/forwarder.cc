@@ -145,8 +145,8 @@ class TxSink final : public PacketSink {
   // line, and this sink's next FIFO slot. Nothing else to do meanwhile, so loads, not hints.
   void warm() {
     const NextRelease n = engine_->peek_next();
-    if (n.packet == nullptr || n.packet->synthetic) {
-      return;  // cross traffic (microbursts) has no frame: its handle is 0
+    if (n.packet == nullptr) {
+      return;
     }
     touch(n.packet, sizeof(Packet));
     if (is_copy(n.packet->handle)) {

@@ -104,6 +104,7 @@ DirectionEngine::DirectionEngine(const Profile& profile, Direction dir, unsigned
     matches_.push_back(c.match);
     names_.push_back(c.name);
     class_pipelines_.push_back(make_pipeline(direction_of(c, dir), c.name));
+    share(*class_pipelines_.back(), "class/" + c.name);
   }
   set_horizons();
 }
@@ -225,6 +226,7 @@ void DirectionEngine::reconfigure(const Profile& profile, Instant now) {
   // Classes that disappeared stop taking packets but release what they hold as it comes due.
   for (auto& pl : class_pipelines_) {
     if (pl && pl->held_packets() > 0) {
+      pl->retire_from_sharing();
       retired_.push_back({"retired", std::move(pl)});
     }
   }

@@ -103,6 +103,15 @@ void Pipeline::share_bottleneck(SharedWire* wire, bool injects) {
   set_paths();  // an engine that injects no bursts may schedule at admission
 }
 
+void Pipeline::retire_from_sharing() {
+  if (queue_->shared() != nullptr) {
+    queue_->share(queue_->shared(), false);
+    set_paths();
+  }
+  shared_held_ = nullptr;
+  others_held_ = 0;
+}
+
 void Pipeline::share_order(SharedOrder* order) {
   delay_->share_order(order);
 }
@@ -362,7 +371,7 @@ void Pipeline::advance(Instant now, PacketSink& sink) {
   } else {
     run_until(now, sink);
   }
-  if (shared_held_ != nullptr) [[unlikely]] {
+  if (shared_held_ != nullptr && limit_packets_ != UINT64_MAX) [[unlikely]] {
     others_held_ = shared_held_->exchange(lane_, held_real_);
   }
 }

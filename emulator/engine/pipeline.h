@@ -84,9 +84,13 @@ class Pipeline {
   // The packet limit counts the packets of the same engines too (SharedHeld): this one is
   // `lane`'s (< SharedHeld::kLanes). Counts are exchanged at the end of each advance().
   void share_held(SharedHeld* held, unsigned lane) {
+    held->add_lane(lane);
     shared_held_ = held;
     lane_ = lane;
   }
+  // A class removed by a reload keeps draining on its wire but no longer makes the wire's
+  // bursts nor counts toward the limit (a class of that name added back does).
+  void retire_from_sharing();
 
   // Releases everything due up to `now`, then takes p (arriving at `now`).
   void push(Packet&& p, Instant now, PacketSink& sink) {

@@ -22,7 +22,9 @@ QueueStage::~QueueStage() = default;
 void QueueStage::set_settings(const RateSettings& rate, const QueueSettings& queue) {
   aqm_.set_settings(queue.aqm);
   rate_.set_settings(rate);
-  cross_.set_settings(queue.microbursts, last_departure_);
+  // Sources a phase adds start after the link's last departure (on a shared wire, the wire's).
+  cross_.set_settings(queue.microbursts,
+                      shared_ != nullptr ? std::max(last_departure_, shared_->free_at()) : last_departure_);
   telemetry_.set_settings(queue.telemetry);
   set_limits(queue);
 }
@@ -306,7 +308,9 @@ void QueueStage::inject_cross_traffic(Instant now, StageOutput& out) {
     stats_.cross_bytes_in += p.size_bytes;
     out.injected(p);
     if (shared_ != nullptr) {
-      push(std::move(p), now, out);  // on the shared wire at the burst's instant
+      // It takes the shared wire at the burst's instant, then leaves toward its own destination
+      // (as leave() lets it go on one engine's wire): nothing waits for its departure.
+      (void)push_shared(p, now, out);
     } else {
       enqueue(std::move(p), now, out);
     }

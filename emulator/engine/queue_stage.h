@@ -76,6 +76,7 @@ class QueueStage final : public Stage {
   // whatever the horizon: a phase's new rate applies to frames arriving after it.
   // `injects`: this engine makes the link's cross traffic (microbursts) for all of them, on the
   // wire at the burst's instants; the others make none, or each burst would come N times.
+  SharedWire* shared() const { return shared_; }
   void share(SharedWire* wire, bool injects) {
     shared_ = wire;
     cross_on_ = wire == nullptr || injects;
@@ -239,7 +240,14 @@ inline QueueStage::Admission QueueStage::push_scheduled(Packet& p, Instant now, 
                                                                              Instant horizon, bool events,
                                                                              StageOutput& out) {
   if (shared_ != nullptr) [[unlikely]] {
-    return push_shared(p, now, out);
+    const Admission a = push_shared(p, now, out);
+    if (a == Admission::kScheduled && events) {
+      // Frames admitted the event way wait for their departures (a phase just removed this
+      // engine's bursts): this one leaves after them, as they do, not ahead of them.
+      shared_out_.push_back(std::move(p));
+      return Admission::kHeld;
+    }
+    return a;
   }
   // Admission neither holds p nor serves anything, so `events` stays true to the queue.
   if (!admit(p, now, events, out)) {

@@ -23,6 +23,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <stdexcept>
 #include <string>
 #include <utility>
 
@@ -106,11 +107,26 @@ class SharedHeld {
  public:
   static constexpr unsigned kLanes = 16;  // the most rx queues `gradwall emu` takes
 
-  // Publishes `held` as `lane`'s count; returns the other lanes' sum.
+  // An engine of lane `lane` counts here (when engines are built).
+  void add_lane(unsigned lane) {
+    if (lane >= kLanes) {
+      throw std::invalid_argument("SharedHeld: lane " + std::to_string(lane) +
+                                  " >= " + std::to_string(kLanes));
+    }
+    unsigned n = lanes_.load(std::memory_order_relaxed);
+    while (n < lane + 1 && !lanes_.compare_exchange_weak(n, lane + 1, std::memory_order_relaxed)) {
+    }
+  }
+
+  // Publishes `held` as `lane`'s count (a store only when it changed, so an idle lane's line
+  // stays shared); returns the other lanes' sum.
   std::uint64_t exchange(unsigned lane, std::uint64_t held) {
-    slots_[lane].n.store(held, std::memory_order_relaxed);
+    if (slots_[lane].n.load(std::memory_order_relaxed) != held) {
+      slots_[lane].n.store(held, std::memory_order_relaxed);
+    }
     std::uint64_t others = 0;
-    for (unsigned i = 0; i < kLanes; ++i) {
+    const unsigned n = lanes_.load(std::memory_order_relaxed);
+    for (unsigned i = 0; i < n; ++i) {
       others += i == lane ? 0 : slots_[i].n.load(std::memory_order_relaxed);
     }
     return others;
@@ -121,6 +137,7 @@ class SharedHeld {
     std::atomic<std::uint64_t> n{0};
   };
   std::array<Slot, kLanes> slots_{};
+  std::atomic<unsigned> lanes_{0};  // 1 + the highest lane added
 };
 
 // The shared wires of one direction, one per pipeline (the default's, and each class's by name):

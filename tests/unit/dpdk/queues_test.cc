@@ -151,6 +151,52 @@ TEST(SharedBottleneck, TwoEnginesOnOneWireReleaseExactlyAsOneEngine) {
             kEpoch + std::chrono::microseconds(1999 * 40 + 80) + std::chrono::milliseconds(10));
 }
 
+TEST(SharedBottleneck, AClassBottleneckIsSharedFromTheStart) {
+  // The same 200 Mbit/s into 100 Mbit/s, through a class's bottleneck: the class's link is one
+  // for both engines from the moment they are built (not only after a reload adds the class).
+  const Profile p = profile(R"("a_to_b": {"delay": {"delay_ms": 1}}, "classes": [{"name": "udp",
+      "match": {"protocol": "udp"}, "a_to_b": {"rate": {"rate_mbps": 100}, "delay": {"delay_ms": 10}},
+      "b_to_a": {}}])");
+  const auto [single, shared] = single_and_shared(p, 2000, 1000, std::chrono::microseconds(40));
+  EXPECT_EQ(shared.released, single.released);
+  EXPECT_EQ(single.released.back(),
+            kEpoch + std::chrono::microseconds(2000 * 80) + std::chrono::milliseconds(10));
+}
+
+TEST(SharedBottleneck, MicroburstsAddedByAPhaseStartAtTheWiresLastDeparture) {
+  // Queue 1 carries every frame (80 Mbit/s into 100 Mbit/s), queue 0 none; at 100 ms a phase
+  // adds 10 kB bursts every 5 ms. Queue 0's engine makes them from the wire's last departure:
+  // had it started from its own (the epoch), it would claim 20 bursts at once, 16 ms of wire.
+  const Profile p = profile(R"("a_to_b": {"rate": {"rate_mbps": 100}, "delay": {"delay_ms": 1}},
+      "phases": [{"at_s": 0.1, "name": "bursts", "a_to_b": {"rate": {"rate_mbps": 100}, "delay": {"delay_ms": 1},
+                  "microbursts": [{"period_ms": 5, "burst_bytes": 10000}]}}])");
+  SharedWires wires;
+  DirectionEngine q0(p, Direction::kAToB, 0, &wires);
+  DirectionEngine q1(p, Direction::kAToB, 1, &wires);
+  testing::CollectingSink s0;
+  testing::CollectingSink s1;
+  const Duration gap = std::chrono::microseconds(100);  // 1000 bytes at 80 Mbit/s
+  const int n = 2000;                                   // 200 ms
+  Duration worst{0};
+  for (int i = 0; i < n; ++i) {
+    const Instant t = kEpoch + gap * i;
+    q0.advance(t, s0);
+    q1.advance(t, s1);
+    Packet pk = testing::udp_packet(1000, Ecn::kEct0);
+    q1.push(std::move(pk), t, s1);
+  }
+  q0.drain(s0, kEpoch + gap * n);
+  q1.drain(s1, kEpoch + gap * n);
+  ASSERT_EQ(s1.delivered.size(), static_cast<std::size_t>(n));
+  for (const Packet& pk : s1.delivered) {
+    worst = std::max(worst, pk.time - pk.arrival);
+  }
+  EXPECT_GT(q0.totals().synthetic_in, 0U);
+  // One 10 kB burst (0.8 ms) ahead of a frame on a 96 % loaded link (it drains in 4 ms, before
+  // the next), plus 1 ms of delay: under 2 ms, not the 16 ms of twenty bursts at once.
+  EXPECT_LT(worst, std::chrono::milliseconds(5));
+}
+
 TEST(SharedBottleneck, FramesOnTheWireWhenAPhaseAddsADelayStillLeave) {
   // 1000-byte frames every 40 us into 100 Mbit/s for 2 ms; at 1 ms a phase adds a 1 ms delay.
   // Frames admitted before it wait on the shared wire for their departures (no delay stage to
