@@ -121,17 +121,53 @@ Outcome run_split(std::vector<DirectionEngine*> engines, int n, std::uint32_t by
   return out;
 }
 
+// Frames i = 0 .. n-1 of `bytes` every `gap`, frame i to engines[to(i)], as the data plane's
+// loop runs engines: every engine is advanced to an arrival before the frame is pushed, so what
+// happens between arrivals (bursts, counts exchanged) happens in time on each. Then drained.
+// By frame (n <= 65,536: its index rides in its source port): its release time, or kNever when
+// dropped.
+template <typename To>
+std::vector<Instant> run_in_step(const std::vector<DirectionEngine*>& engines, int n, std::uint32_t bytes,
+                                 Duration gap, To to) {
+  std::vector<testing::CollectingSink> sinks(engines.size());
+  for (int i = 0; i < n; ++i) {
+    const Instant t = kEpoch + gap * i;
+    for (std::size_t e = 0; e < engines.size(); ++e) {
+      engines[e]->advance(t, sinks[e]);
+    }
+    Packet pk = testing::udp_packet(bytes, Ecn::kEct0);
+    pk.headers.src_port = static_cast<std::uint16_t>(i);
+    const std::size_t e = to(i);
+    engines[e]->push(std::move(pk), t, sinks[e]);
+  }
+  std::vector<Instant> released(static_cast<std::size_t>(n), kNever);
+  for (std::size_t e = 0; e < engines.size(); ++e) {
+    engines[e]->drain(sinks[e], kEpoch + gap * n);
+    for (const Packet& pk : sinks[e].delivered) {
+      released[pk.headers.src_port] = pk.time;
+    }
+  }
+  return released;
+}
+
+// One a_to_b engine of `p` alone, and two (queues 0 and 1) on the same shared wires.
+struct OneAndTwoShared {
+  explicit OneAndTwoShared(const Profile& p)
+      : one(p, Direction::kAToB), q0(p, Direction::kAToB, 0, &wires), q1(p, Direction::kAToB, 1, &wires) {}
+  DirectionEngine one;
+  SharedWires wires;  // before q0 and q1, which keep pointers into it
+  DirectionEngine q0;
+  DirectionEngine q1;
+};
+
 // The same frames through one engine, and split over two engines on one shared wire.
 struct SingleAndShared {
   Outcome single;
   Outcome shared;
 };
 SingleAndShared single_and_shared(const Profile& p, int n, std::uint32_t bytes, Duration gap) {
-  DirectionEngine one(p, Direction::kAToB);
-  SharedWires wires;
-  DirectionEngine q0(p, Direction::kAToB, 0, &wires);
-  DirectionEngine q1(p, Direction::kAToB, 1, &wires);
-  return {run_split({&one}, n, bytes, gap), run_split({&q0, &q1}, n, bytes, gap)};
+  OneAndTwoShared eng(p);
+  return {run_split({&eng.one}, n, bytes, gap), run_split({&eng.q0, &eng.q1}, n, bytes, gap)};
 }
 
 TEST(SharedBottleneck, TwoEnginesOnOneWireReleaseExactlyAsOneEngine) {
@@ -173,23 +209,13 @@ TEST(SharedBottleneck, MicroburstsAddedByAPhaseStartAtTheWiresLastDeparture) {
   SharedWires wires;
   DirectionEngine q0(p, Direction::kAToB, 0, &wires);
   DirectionEngine q1(p, Direction::kAToB, 1, &wires);
-  testing::CollectingSink s0;
-  testing::CollectingSink s1;
   const Duration gap = std::chrono::microseconds(100);  // 1000 bytes at 80 Mbit/s
   const int n = 2000;                                   // 200 ms
+  const std::vector<Instant> released = run_in_step({&q0, &q1}, n, 1000, gap, [](int) { return 1U; });
+  ASSERT_EQ(std::count(released.begin(), released.end(), kNever), 0);
   Duration worst{0};
   for (int i = 0; i < n; ++i) {
-    const Instant t = kEpoch + gap * i;
-    q0.advance(t, s0);
-    q1.advance(t, s1);
-    Packet pk = testing::udp_packet(1000, Ecn::kEct0);
-    q1.push(std::move(pk), t, s1);
-  }
-  q0.drain(s0, kEpoch + gap * n);
-  q1.drain(s1, kEpoch + gap * n);
-  ASSERT_EQ(s1.delivered.size(), static_cast<std::size_t>(n));
-  for (const Packet& pk : s1.delivered) {
-    worst = std::max(worst, pk.time - pk.arrival);
+    worst = std::max(worst, released[static_cast<std::size_t>(i)] - (kEpoch + gap * i));
   }
   EXPECT_GT(q0.totals().synthetic_in, 0U);
   // One 10 kB burst (0.8 ms) ahead of a frame on a 96 % loaded link (it drains in 4 ms, before
@@ -232,12 +258,9 @@ TEST(SharedBottleneck, FramesOnTheWireWhenAPhaseAddsADelayStillLeave) {
     }
     return released;
   };
-  DirectionEngine one(p, Direction::kAToB);
-  SharedWires wires;
-  DirectionEngine q0(p, Direction::kAToB, 0, &wires);
-  DirectionEngine q1(p, Direction::kAToB, 1, &wires);
-  const std::vector<Instant> single = run({&one});
-  const std::vector<Instant> shared = run({&q0, &q1});
+  OneAndTwoShared eng(p);
+  const std::vector<Instant> single = run({&eng.one});
+  const std::vector<Instant> shared = run({&eng.q0, &eng.q1});
   EXPECT_EQ(std::count(shared.begin(), shared.end(), kNever), 0);
   EXPECT_EQ(shared, single);
 }
@@ -385,46 +408,26 @@ TEST(SharedBottleneck, MicroburstsComeOnceAndTakeTheWireAsInOneEngine) {
       "microbursts": [{"period_ms": 5, "burst_bytes": 10000, "jitter_ms": 1}]})");
   const Duration gap = std::chrono::microseconds(100);
   const int n = 10'000;
-  const auto run = [&](std::vector<DirectionEngine*> engines) {
-    std::vector<testing::CollectingSink> sinks(engines.size());
-    for (int i = 0; i < n; ++i) {
-      const Instant t = kEpoch + gap * i;
-      for (std::size_t e = 0; e < engines.size(); ++e) {
-        engines[e]->advance(t, sinks[e]);
-      }
-      Packet pk = testing::udp_packet(1000, Ecn::kEct0);
-      pk.headers.src_port = static_cast<std::uint16_t>(i);
-      const std::size_t e = static_cast<std::size_t>(i) % engines.size();
-      engines[e]->push(std::move(pk), t, sinks[e]);
-    }
-    std::vector<Instant> released(n, kNever);
-    for (std::size_t e = 0; e < engines.size(); ++e) {
-      engines[e]->drain(sinks[e], kEpoch + gap * n);
-      for (const Packet& pk : sinks[e].delivered) {
-        released[pk.headers.src_port] = pk.time;
-      }
-    }
-    return released;
+  const auto run = [&](const std::vector<DirectionEngine*>& engines) {
+    return run_in_step(engines, n, 1000, gap,
+                       [&](int i) { return static_cast<std::size_t>(i) % engines.size(); });
   };
-  DirectionEngine one(p, Direction::kAToB);
-  SharedWires wires;
-  DirectionEngine q0(p, Direction::kAToB, 0, &wires);
-  DirectionEngine q1(p, Direction::kAToB, 1, &wires);
-  const std::vector<Instant> single = run({&one});
-  const std::vector<Instant> shared = run({&q0, &q1});
+  OneAndTwoShared eng(p);
+  const std::vector<Instant> single = run({&eng.one});
+  const std::vector<Instant> shared = run({&eng.q0, &eng.q1});
   EXPECT_EQ(std::count(shared.begin(), shared.end(), kNever), 0);
   EXPECT_TRUE(shared == single);
   // Up to 1.05 s: 210 bursts of 7 packets (6 x 1500 + 1000 bytes), made once.
   const Instant end = kEpoch + std::chrono::milliseconds(1050);
   testing::CollectingSink after;
-  for (DirectionEngine* e : {&one, &q0, &q1}) {
+  for (DirectionEngine* e : {&eng.one, &eng.q0, &eng.q1}) {
     e->advance(end, after);
   }
   EXPECT_TRUE(after.delivered.empty());
-  const std::uint64_t bursts = one.totals().synthetic_in;
+  const std::uint64_t bursts = eng.one.totals().synthetic_in;
   EXPECT_NEAR(static_cast<double>(bursts), 210.0 * 7, 7);
-  EXPECT_EQ(q0.totals().synthetic_in, bursts);
-  EXPECT_EQ(q1.totals().synthetic_in, 0U);
+  EXPECT_EQ(eng.q0.totals().synthetic_in, bursts);
+  EXPECT_EQ(eng.q1.totals().synthetic_in, 0U);
   // The bursts delayed frames: some waited over 0.5 ms behind one (80 us on an idle wire).
   int waited = 0;
   for (int i = 0; i < n; ++i) {
@@ -443,32 +446,19 @@ TEST(SharedBottleneck, APacketLimitCountsEveryQueuesPackets) {
   const Profile p = profile(R"("a_to_b": {"limit_packets": 400, "delay": {"delay_ms": 10}})");
   const Duration gap = std::chrono::microseconds(10);
   const int n = 100'000;
-  const auto drops = [&](std::vector<DirectionEngine*> engines) {
-    std::vector<testing::CollectingSink> sinks(engines.size());
-    for (int i = 0; i < n; ++i) {
-      const Instant t = kEpoch + gap * i;
-      for (std::size_t e = 0; e < engines.size(); ++e) {
-        engines[e]->advance(t, sinks[e]);
-      }
-      Packet pk = testing::udp_packet(1000, Ecn::kEct0);
-      const std::size_t e = static_cast<std::size_t>(i) % engines.size();
-      engines[e]->push(std::move(pk), t, sinks[e]);
-    }
+  const auto drops = [&](const std::vector<DirectionEngine*>& engines) {
+    run_in_step(engines, n, 1000, gap, [&](int i) { return static_cast<std::size_t>(i) % engines.size(); });
     std::uint64_t d = 0;
-    for (std::size_t e = 0; e < engines.size(); ++e) {
-      engines[e]->drain(sinks[e], kEpoch + gap * n);
-      d += engines[e]->totals().dropped[static_cast<std::size_t>(DropCause::kLimit)];
+    for (const DirectionEngine* e : engines) {
+      d += e->totals().dropped[static_cast<std::size_t>(DropCause::kLimit)];
     }
     return static_cast<double>(d);
   };
-  DirectionEngine one(p, Direction::kAToB);
-  SharedWires wires;
-  DirectionEngine q0(p, Direction::kAToB, 0, &wires);
-  DirectionEngine q1(p, Direction::kAToB, 1, &wires);
+  OneAndTwoShared eng(p);
   DirectionEngine a(p, Direction::kAToB, 0);
   DirectionEngine b(p, Direction::kAToB, 1);
-  const double single = drops({&one});
-  const double shared = drops({&q0, &q1});
+  const double single = drops({&eng.one});
+  const double shared = drops({&eng.q0, &eng.q1});
   const double apart = drops({&a, &b});
   EXPECT_NEAR(single, 0.6 * n, 0.01 * n);
   EXPECT_NEAR(shared, single, 0.002 * n);
