@@ -1,5 +1,7 @@
 #include "core/errors.h"
 
+#include <cerrno>
+#include <cstring>
 #include <utility>
 
 namespace gw {
@@ -34,5 +36,9 @@ InputError::InputError(std::string file, std::string path, std::string reason)
       file_(std::move(file)),
       path_(capped(std::move(path), kMaxPathChars)),
       reason_(capped(std::move(reason), kMaxReasonChars)) {}
+
+std::string errno_text() {
+  return std::strerror(errno);
+}
 
 }  // namespace gw

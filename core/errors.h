@@ -30,4 +30,7 @@ class EnvironmentError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// The text of the calling thread's errno (strerror(3)), for EnvironmentError messages.
+std::string errno_text();
+
 }  // namespace gw

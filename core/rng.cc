@@ -46,8 +46,8 @@ Rng::Rng(std::uint64_t seed, std::uint64_t stream_hash, std::uint64_t flow) {
 }
 
 std::uint64_t Rng::below(std::uint64_t n) {
-  __extension__ typedef unsigned __int128 u128;
-  const u128 m = static_cast<u128>(next_u64()) * n;
+  __extension__ typedef unsigned __int128 Wide;
+  const Wide m = static_cast<Wide>(next_u64()) * n;
   return static_cast<std::uint64_t>(m >> 64);
 }
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "reports/html.h"
+#include "reports/svg.h"
 #include "reports/text.h"
 
 namespace gw::reports {
@@ -19,12 +20,6 @@ struct Dot {
   bool front = false;
   std::size_t rank = 0;
 };
-
-std::string num(double v) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%.1f", v);
-  return b;
-}
 
 // One square per ranked change at (cost, slowdown), labelled with its rank; the Pareto front
 // joined by a line and its squares filled.
@@ -56,15 +51,16 @@ std::string scatter(const std::vector<Dot>& dots, const std::string& x_label, co
   if (front.size() > 1) {
     os << "<polyline class=\"pareto\" fill=\"none\" stroke=\"#1f77b4\" stroke-width=\"2\" points=\"";
     for (const Dot& d : front) {
-      os << num(px(d.x)) << "," << num(py(d.y)) << " ";
+      os << svg_number(px(d.x)) << "," << svg_number(py(d.y)) << " ";
     }
     os << "\"/>\n";
   }
   for (const Dot& d : dots) {  // a square per change, filled on the front
-    os << "<rect x=\"" << num(px(d.x) - 6) << "\" y=\"" << num(py(d.y) - 6)
+    os << "<rect x=\"" << svg_number(px(d.x) - 6) << "\" y=\"" << svg_number(py(d.y) - 6)
        << "\" width=\"12\" height=\"12\" "
        << (d.front ? "class=\"front\" fill=\"#1f77b4\"" : "fill=\"#ffffff\"") << " stroke=\"#1f77b4\"/>";
-    os << "<text x=\"" << num(px(d.x) + 8) << "\" y=\"" << num(py(d.y) - 8) << "\">" << d.rank << "</text>\n";
+    os << "<text x=\"" << svg_number(px(d.x) + 8) << "\" y=\"" << svg_number(py(d.y) - 8) << "\">" << d.rank
+       << "</text>\n";
   }
   os << "</svg></figure>\n";
   return os.str();

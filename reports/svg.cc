@@ -27,12 +27,6 @@ const char* colour(std::size_t i) {
   return kColours[i % (sizeof kColours / sizeof kColours[0])];
 }
 
-std::string num(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f", v);
-  return buf;
-}
-
 // A "nice" step (1, 2 or 5 times a power of ten) giving about `n` ticks over [0, span].
 double nice_step(double span, int n) {
   if (span <= 0) {
@@ -59,15 +53,15 @@ void frame(std::ostringstream& os, const ChartAxes& a, const Scale& x, const Sca
   const double ystep = nice_step(y.hi - y.lo, 5);
   for (double v = y.lo; v <= y.hi + ystep * 1e-9; v += ystep) {
     const double py = kTop + kPlotH - y.to_px(v, 0, kPlotH);
-    os << "<line x1=\"" << kLeft << "\" x2=\"" << kLeft + kPlotW << "\" y1=\"" << num(py) << "\" y2=\""
-       << num(py) << "\" class=\"grid\"/><text x=\"" << kLeft - 6 << "\" y=\"" << num(py + 4)
+    os << "<line x1=\"" << kLeft << "\" x2=\"" << kLeft + kPlotW << "\" y1=\"" << svg_number(py) << "\" y2=\""
+       << svg_number(py) << "\" class=\"grid\"/><text x=\"" << kLeft - 6 << "\" y=\"" << svg_number(py + 4)
        << "\" class=\"yt\">" << xml_escape(a.y_format(v)) << "</text>";
   }
   if (x_ticks) {
     const double xstep = nice_step(x.hi - x.lo, 6);
     for (double v = std::ceil(x.lo / xstep) * xstep; v <= x.hi + xstep * 1e-9; v += xstep) {
       const double px = x.to_px(v, kLeft, kPlotW);
-      os << "<text x=\"" << num(px) << "\" y=\"" << kTop + kPlotH + 16 << "\" class=\"xt\">"
+      os << "<text x=\"" << svg_number(px) << "\" y=\"" << kTop + kPlotH + 16 << "\" class=\"xt\">"
          << xml_escape(a.x_format(v)) << "</text>";
     }
   }
@@ -81,9 +75,9 @@ void frame(std::ostringstream& os, const ChartAxes& a, const Scale& x, const Sca
 void legend(std::ostringstream& os, const std::vector<std::string>& names, std::size_t total) {
   for (std::size_t i = 0; i < names.size(); ++i) {
     const double y = kTop + 8 + static_cast<double>(i) * 18;
-    os << "<rect x=\"" << kLeft + kPlotW + 10 << "\" y=\"" << num(y - 9)
+    os << "<rect x=\"" << kLeft + kPlotW + 10 << "\" y=\"" << svg_number(y - 9)
        << "\" width=\"10\" height=\"10\" fill=\"" << colour(i) << "\"/><text x=\"" << kLeft + kPlotW + 26
-       << "\" y=\"" << num(y) << "\" class=\"lg\">";
+       << "\" y=\"" << svg_number(y) << "\" class=\"lg\">";
     // A longer name is cut with an ellipsis (it would run past the SVG's edge); the full name
     // is the tooltip.
     if (names[i].size() > kLegendChars) {
@@ -96,12 +90,18 @@ void legend(std::ostringstream& os, const std::vector<std::string>& names, std::
   }
   if (total > names.size()) {
     os << "<text x=\"" << kLeft + kPlotW + 10 << "\" y=\""
-       << num(kTop + 12 + static_cast<double>(names.size()) * 18) << "\" class=\"lg\">(+"
+       << svg_number(kTop + 12 + static_cast<double>(names.size()) * 18) << "\" class=\"lg\">(+"
        << total - names.size() << " more)</text>";
   }
 }
 
 }  // namespace
+
+std::string svg_number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f", v);
+  return buf;
+}
 
 std::string svg_line_chart(const ChartAxes& axes, const std::vector<Line>& lines, bool step) {
   const std::size_t shown = std::min(lines.size(), kMaxLines);
@@ -131,9 +131,9 @@ std::string svg_line_chart(const ChartAxes& axes, const std::vector<Line>& lines
       const double px = x.to_px(l.x[at], kLeft, kPlotW);
       const double py = kTop + kPlotH - y.to_px(l.y[at], 0, kPlotH);
       if (step) {
-        os << num(px) << "," << num(prev_y) << " ";
+        os << svg_number(px) << "," << svg_number(prev_y) << " ";
       }
-      os << num(px) << "," << num(py) << " ";
+      os << svg_number(px) << "," << svg_number(py) << " ";
       prev_y = py;
     }
     os << "\"/>";
@@ -167,15 +167,15 @@ std::string svg_stacked_bars(const ChartAxes& axes, const std::vector<std::strin
       const double v = std::max(0.0, bars[i].parts[p]);
       const double top = kTop + kPlotH - y.to_px(base + v, 0, kPlotH);
       const double h = y.to_px(base + v, 0, kPlotH) - y.to_px(base, 0, kPlotH);
-      os << "<rect x=\"" << num(px) << "\" y=\"" << num(top) << "\" width=\"" << num(width) << "\" height=\""
-         << num(h) << "\" fill=\"" << colour(p) << "\"><title>" << xml_escape(bars[i].label) << " "
-         << xml_escape(p < part_names.size() ? part_names[p] : "") << ": " << xml_escape(axes.y_format(v))
-         << "</title></rect>";
+      os << "<rect x=\"" << svg_number(px) << "\" y=\"" << svg_number(top) << "\" width=\""
+         << svg_number(width) << "\" height=\"" << svg_number(h) << "\" fill=\"" << colour(p) << "\"><title>"
+         << xml_escape(bars[i].label) << " " << xml_escape(p < part_names.size() ? part_names[p] : "") << ": "
+         << xml_escape(axes.y_format(v)) << "</title></rect>";
       base += v;
     }
     if (i % label_every == 0) {
-      os << "<text x=\"" << num(px + width / 2) << "\" y=\"" << kTop + kPlotH + 16 << "\" class=\"xt\">"
-         << xml_escape(bars[i].label) << "</text>";
+      os << "<text x=\"" << svg_number(px + width / 2) << "\" y=\"" << kTop + kPlotH + 16
+         << "\" class=\"xt\">" << xml_escape(bars[i].label) << "</text>";
     }
   }
   legend(os, part_names, part_names.size());

@@ -24,6 +24,9 @@ struct ChartAxes {
   Formatter y_format;
 };
 
+// An SVG coordinate or length: one decimal, enough for a pixel on any screen.
+std::string svg_number(double v);
+
 // Lines (at most kMaxLines drawn, each thinned to at most kMaxPoints); `step` draws a step
 // function (a CDF). The y axis starts at 0.
 inline constexpr std::size_t kMaxLines = 12;

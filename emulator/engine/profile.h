@@ -15,6 +15,10 @@ class JsonReader;
 
 inline constexpr const char* kProfileVersion = "profile/v1";
 
+// Light travels through fibre at about 200,000 km/s (docs/references.md §5): 5 us per km, how
+// the loader turns distance_km into delay and the writer turns it back.
+inline constexpr double kFibreNsPerKm = 5000.0;
+
 // Reads and validates a profile file. Relative trace and distribution paths are resolved
 // against the profile's folder.
 Profile load_profile(const std::string& file);

@@ -13,9 +13,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Light travels through fibre at about 200,000 km/s (docs/references.md §5): 5 us per km.
-constexpr double kFibreNsPerKm = 5000.0;
-
 std::string resolve(const std::string& path, const std::string& profile_file) {
   if (path.empty() || fs::path(path).is_absolute()) {
     return path;

@@ -16,9 +16,6 @@ namespace {
 
 using nlohmann::json;
 
-// Light in fibre, as the loader converts distance_km (docs/references.md §5): 5 us per km.
-constexpr double kFibreNsPerKm = 5000.0;
-
 // "<base>_s|_ms|_us|_ns": the largest unit that holds the duration exactly.
 void put_duration(json& j, const std::string& base, Duration d) {
   static constexpr std::array<std::pair<std::int64_t, const char*>, 3> kUnits{{

@@ -17,6 +17,11 @@ namespace gw {
 
 enum class AqmVerdict : std::uint8_t { kPass, kMark, kDrop };
 
+// A queue delay in seconds, the unit of the PI controllers' gains (RFC 8033 §4.2, RFC 9332 §A.1).
+inline double in_seconds(Duration d) {
+  return static_cast<double>(d.count()) * 1e-9;
+}
+
 // The queue as the AQM sees it, before the packet in question joins (enqueue) or after it
 // left (dequeue). Index 0 is the only queue of a single-queue AQM; DualPI2 uses 0 = C, 1 = L.
 struct QueueView {

@@ -3,10 +3,6 @@
 namespace gw {
 namespace {
 
-double seconds(Duration d) {
-  return static_cast<double>(d.count()) * 1e-9;
-}
-
 // The codepoint the packet carries now: an earlier stage may have set CE (ECT -> CE).
 Ecn current_ecn(const Packet& p) {
   return p.ce_marked ? Ecn::kCe : p.headers.ecn;
@@ -74,7 +70,7 @@ void DualPi2Aqm::on_timer(const QueueView& q, Instant now) {
   // does the same), so unresponsive ECT(1) traffic alone still raises p' and the L queue's
   // overload protection engages instead of the L queue growing to the stage's limit.
   const Duration qdelay = std::max(q.head_sojourn[0], q.head_sojourn[1]);
-  p_ += s_.alpha * seconds(qdelay - s_.target) + s_.beta * seconds(qdelay - qdelay_prev_);
+  p_ += s_.alpha * in_seconds(qdelay - s_.target) + s_.beta * in_seconds(qdelay - qdelay_prev_);
   p_ = std::clamp(p_, 0.0, 1.0);
   qdelay_prev_ = qdelay;
   const bool unchanged = p_ == p_before && qdelay_prev_ == prev_before;

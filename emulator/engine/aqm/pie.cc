@@ -5,10 +5,6 @@
 namespace gw {
 namespace {
 
-double seconds(Duration d) {
-  return static_cast<double>(d.count()) * 1e-9;
-}
-
 // RFC 8033 §4.2: smaller steps while the probability is small, so that it can settle at low
 // values without oscillating.
 double auto_tuned(double p, double drop_prob) {
@@ -71,7 +67,7 @@ void PieAqm::on_timer(const QueueView& q, Instant now) {
 }
 
 void PieAqm::update(Duration qdelay) {
-  const double step = s_.alpha * seconds(qdelay - s_.target) + s_.beta * seconds(qdelay - qdelay_old_);
+  const double step = s_.alpha * in_seconds(qdelay - s_.target) + s_.beta * in_seconds(qdelay - qdelay_old_);
   drop_prob_ += auto_tuned(step, drop_prob_);
   if (qdelay == Duration{0} && qdelay_old_ == Duration{0}) {
     drop_prob_ *= 0.98;  // exponential decay once the queue has been empty for two updates

@@ -52,10 +52,6 @@ std::uint64_t get64(const std::uint8_t* p) {
   return v;
 }
 
-std::string errno_text() {
-  return std::strerror(errno);
-}
-
 std::string address_text(const sockaddr_in& a) {
   char buf[INET_ADDRSTRLEN] = {};
   inet_ntop(AF_INET, &a.sin_addr, buf, sizeof buf);

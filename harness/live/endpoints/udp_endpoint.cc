@@ -25,10 +25,6 @@ namespace {
 constexpr std::size_t kBatch = 32;               // datagrams per recvmmsg / sendmmsg
 constexpr std::size_t kBufferBytes = 10 * 1024;  // one datagram (MTU 9000 + headers)
 
-std::string errno_text() {
-  return std::strerror(errno);
-}
-
 void set_buffer(int fd, int forced, int plain, int bytes) {
   if (setsockopt(fd, SOL_SOCKET, forced, &bytes, sizeof bytes) != 0) {
     (void)setsockopt(fd, SOL_SOCKET, plain, &bytes, sizeof bytes);  // unprivileged: capped by rmem_max
