@@ -100,6 +100,9 @@ std::optional<std::string> closest(std::string_view word,
 inline constexpr std::size_t kMaxJsonDepth = 256;
 inline constexpr std::uint64_t kMaxJsonFileBytes = std::uint64_t{1} << 30;
 
+// The `hi` of number() for a value with no upper bound of its own (a goodput, a percentile).
+inline constexpr double kNoUpperBound = 1e300;
+
 // Parses JSON text; a key given twice in one object, nesting deeper than kMaxJsonDepth and a
 // number a double cannot hold are InputErrors naming the path.
 nlohmann::json parse_json_strict(const std::string& text, const std::string& file);

@@ -15,8 +15,6 @@ namespace {
 
 using nlohmann::json;
 
-constexpr double kHuge = 1e300;
-
 // A metric's value: a number in [lo, hi], or null / absent (the report cannot give it).
 std::optional<double> value_of(const JsonReader& r, std::string_view key, double lo, double hi) {
   if (!r.has(key) || r.raw().at(key).is_null()) {
@@ -173,22 +171,22 @@ std::vector<Metric> comparable_metrics(const json& report, const std::string& fi
     for (const JsonReader& op : c->objects("ops")) {
       const std::string key = "[" + op.string("key") + "]";
       const JsonReader cct = op.object("cct_ns");
-      add(out, "cct_p50_ns" + key, value_of(cct, "p50", 0, kHuge), false);
-      add(out, "cct_p99_ns" + key, value_of(cct, "p99", 0, kHuge), false);
-      add(out, "busbw_GBps" + key, value_of(op, "busbw_GBps", 0, kHuge), true);
+      add(out, "cct_p50_ns" + key, value_of(cct, "p50", 0, kNoUpperBound), false);
+      add(out, "cct_p99_ns" + key, value_of(cct, "p99", 0, kNoUpperBound), false);
+      add(out, "busbw_GBps" + key, value_of(op, "busbw_GBps", 0, kNoUpperBound), true);
     }
   }
   if (r.has("gpu") && !report.at("gpu").is_null()) {
     const JsonReader gpu = r.object("gpu");
     add(out, "gpu_idle_fraction", value_of(gpu.object("totals"), "gpu_idle_fraction", 0, 1), false);
-    add(out, "slowdown_vs_ideal", value_of(gpu, "slowdown_vs_ideal", 0, kHuge), false);
+    add(out, "slowdown_vs_ideal", value_of(gpu, "slowdown_vs_ideal", 0, kNoUpperBound), false);
   }
   if (const auto flows = r.optional_object("flows")) {
     for (const JsonReader& f : flows->objects("flows")) {
       add(out,
           "goodput_bps[flow " + std::to_string(f.integer("id", 0, std::numeric_limits<std::int64_t>::max())) +
               " " + f.string("from") + "->" + f.string("to") + "]",
-          value_of(f, "goodput_bps", 0, kHuge), true);
+          value_of(f, "goodput_bps", 0, kNoUpperBound), true);
     }
   }
   return out;

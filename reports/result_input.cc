@@ -10,7 +10,6 @@
 namespace gw::reports {
 namespace {
 
-constexpr double kUnbounded = 1e300;
 constexpr std::int64_t kMaxInt = std::numeric_limits<std::int64_t>::max();
 
 std::uint64_t count(const JsonReader& r, std::string_view key) {
@@ -30,7 +29,7 @@ Percentiles percentiles_of(const JsonReader& r) {
   const auto value = [&](std::string_view key) { return std::llround(r.number(key, -9.2e18, 9.2e18)); };
   Percentiles p;
   p.count = optional_count(r, "count");
-  p.mean = r.optional_number("mean", -kUnbounded, kUnbounded).value_or(0);
+  p.mean = r.optional_number("mean", -kNoUpperBound, kNoUpperBound).value_or(0);
   p.min = r.has("min") ? value("min") : 0;
   p.p50 = value("p50");
   p.p90 = value("p90");
@@ -128,7 +127,7 @@ FlowRecord flow_of(const JsonReader& r) {
   f.to = r.optional_string("to").value_or("");
   f.cc = r.optional_string("cc").value_or("");
   f.size_bytes = optional_count(r, "size_bytes");
-  f.goodput_bps = r.number("goodput_bps", 0, kUnbounded);
+  f.goodput_bps = r.number("goodput_bps", 0, kNoUpperBound);
   f.packets_sent = optional_count(r, "packets_sent");
   f.retransmits = optional_count(r, "retransmits");
   f.timeouts = optional_count(r, "timeouts");
@@ -146,7 +145,7 @@ BackgroundRecord background_of(const JsonReader& r) {
   b.traffic_class = r.string("class");
   b.flows = optional_count(r, "flows");
   b.bytes_delivered = optional_count(r, "bytes_delivered");
-  b.goodput_bps = r.number("goodput_bps", 0, kUnbounded);
+  b.goodput_bps = r.number("goodput_bps", 0, kNoUpperBound);
   b.retransmits = optional_count(r, "retransmits");
   return b;
 }
