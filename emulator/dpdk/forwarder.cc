@@ -58,10 +58,21 @@ ClassStats class_stats(const DirectionEngine::ClassView& c) {
   return cs;
 }
 
-// TSC ticks since the start of the run as the engine's Instant, read once per loop.
+std::int64_t wall_clock_ns();
+
+// TSC ticks since the start of the run as the engine's Instant, read once per loop, and the
+// wall-clock time of that start (for capture timestamps).
 class TscClock {
  public:
-  TscClock() : start_(rte_rdtsc()), hz_(rte_get_tsc_hz()) {}
+  TscClock() : start_(rte_rdtsc()), hz_(rte_get_tsc_hz()), wall_start_ns_(wall_clock_ns()) {}
+  // The run starts now: after the lanes are built, so that what building them costs (the frame
+  // stores' page faults) is not counted as forwarding time nor taken from --duration.
+  void restart() {
+    start_ = rte_rdtsc();
+    wall_start_ns_ = wall_clock_ns();
+  }
+  // The wall-clock time of `t`, in ns since the Unix epoch.
+  std::int64_t wall_ns(Instant t) const { return wall_start_ns_ + ns_of(t); }
   Instant now() const {
     const std::uint64_t t = rte_rdtsc() - start_;
     const std::uint64_t ns = (t / hz_) * 1'000'000'000ULL + (t % hz_) * 1'000'000'000ULL / hz_;
@@ -71,6 +82,7 @@ class TscClock {
  private:
   std::uint64_t start_;
   std::uint64_t hz_;
+  std::int64_t wall_start_ns_;
 };
 
 // A packet's handle: its mbuf's address, or, for a small frame held as a copy (FrameStore),
@@ -122,7 +134,7 @@ void touch(const void* p, std::size_t bytes) {
 class TxSink final : public PacketSink {
  public:
   TxSink(DirectionStats& s, std::uint16_t ingress, std::uint16_t egress, std::uint16_t queue,
-         const ForwarderOptions& o, CaptureRing* capture, std::int64_t wall_start_ns, const TscClock& clock)
+         const ForwarderOptions& o, CaptureRing* capture, const TscClock& clock)
       : s_(s),
         ingress_(ingress),
         egress_(egress),
@@ -130,7 +142,6 @@ class TxSink final : public PacketSink {
         pool_(o.pool),
         int_dscp_(o.int_dscp),
         capture_(capture),
-        wall_start_ns_(wall_start_ns),
         clock_(clock),
         store_(o.copy_slots) {
     fifo_.resize(1024);
@@ -390,7 +401,7 @@ class TxSink final : public PacketSink {
     if (capture_ != nullptr) {
       for (std::uint16_t i = 0; i < n; ++i) {
         const auto f = first_segment(frames[i]);
-        capture_->stage(f.data(), static_cast<std::uint32_t>(f.size()), bytes[i], wall_start_ns_ + ns_of(t));
+        capture_->stage(f.data(), static_cast<std::uint32_t>(f.size()), bytes[i], clock_.wall_ns(t));
       }
     }
     const std::uint16_t sent = rte_eth_tx_burst(egress_, txq_, frames, n);
@@ -511,7 +522,6 @@ class TxSink final : public PacketSink {
   rte_mempool* pool_;
   std::uint8_t int_dscp_;
   CaptureRing* capture_;
-  std::int64_t wall_start_ns_;
   const TscClock& clock_;
   const DirectionEngine* engine_ = nullptr;
   std::int64_t current_delay_ns_ = 0;
@@ -569,15 +579,15 @@ class NullSink final : public PacketSink {
 struct Lane {
   Lane(const Profile& profile, Direction d, std::uint16_t in, std::uint16_t out, std::uint16_t q,
        SharedWires* wires, const ForwarderOptions& o, CaptureRing* cap_in, CaptureRing* cap_out,
-       std::int64_t wall_start_ns, const TscClock& clock)
+       const TscClock& clock)
       : dir(d),
         ingress(in),
         queue(q),
         engine(profile, d, q, wires),
         warm_engine(warm_profile(profile), d, q),
-        sink(stats, in, out, q, o, cap_out, wall_start_ns, clock),
+        sink(stats, in, out, q, o, cap_out, clock),
         capture_in(cap_in),
-        wall_start(wall_start_ns),
+        tsc(&clock),
         int_on(stamps_int(profile, d)) {
     sink.set_engine(&engine);
   }
@@ -597,7 +607,7 @@ struct Lane {
   NullSink warm_sink;
   TxSink sink;
   CaptureRing* capture_in;
-  std::int64_t wall_start;
+  const TscClock* tsc;
   std::shared_ptr<const Profile> reloaded;  // the profile taken from the Exchange, if any
   std::uint64_t generation = 0;
   std::array<rte_mbuf*, kBurst> burst{};  // the last poll()'s frames, not yet pushed
@@ -624,7 +634,7 @@ struct Lane {
       for (std::uint16_t i = 0; i < n; ++i) {
         const auto f = first_segment(burst[i]);
         capture_in->stage(f.data(), static_cast<std::uint32_t>(f.size()), rte_pktmbuf_pkt_len(burst[i]),
-                          wall_start + ns_of(now));
+                          tsc->wall_ns(now));
       }
       capture_in->commit(n);
     }
@@ -1005,8 +1015,7 @@ std::vector<unsigned> lane_layout(std::uint16_t queues, unsigned lcores) {
 }
 
 EmuStats run_forwarder(const Profile& profile, const ForwarderOptions& o, const std::atomic<bool>& stop) {
-  const TscClock clock;
-  const std::int64_t wall_start = wall_clock_ns();
+  TscClock clock;
   const std::uint16_t queues = std::max<std::uint16_t>(o.queues, 1);
   const unsigned lcores = 1 + static_cast<unsigned>(o.worker_lcores.size());
   const std::vector<unsigned> layout = lane_layout(queues, lcores);
@@ -1027,10 +1036,10 @@ EmuStats run_forwarder(const Profile& profile, const ForwarderOptions& o, const 
     const bool capture = q == 0;
     lanes.push_back(std::make_unique<Lane>(profile, Direction::kAToB, o.port_a, o.port_b, q, ab_wires, o,
                                            capture ? o.capture_a_in : nullptr,
-                                           capture ? o.capture_b_out : nullptr, wall_start, clock));
+                                           capture ? o.capture_b_out : nullptr, clock));
     lanes.push_back(std::make_unique<Lane>(profile, Direction::kBToA, o.port_b, o.port_a, q, ba_wires, o,
                                            capture ? o.capture_b_in : nullptr,
-                                           capture ? o.capture_a_out : nullptr, wall_start, clock));
+                                           capture ? o.capture_a_out : nullptr, clock));
   }
   const Instant end = o.duration > Duration{0} ? kEpoch + o.duration : kNever;
   std::vector<LoopContext> ctx(lcores, LoopContext{&o, &stop, &clock, end, {}, {}, {}});
@@ -1050,6 +1059,7 @@ EmuStats run_forwarder(const Profile& profile, const ForwarderOptions& o, const 
   for (unsigned i = 0; i < lcores; ++i) {
     ctx[i].counted.lcore = lcore_id(i);
   }
+  clock.restart();
   std::vector<unsigned> launched;
   for (unsigned i = 1; i < lcores; ++i) {
     if (ctx[i].lanes.empty()) {

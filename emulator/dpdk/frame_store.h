@@ -33,7 +33,8 @@ class FrameStore {
   static constexpr std::size_t kSlotBytes = 128;  // frames up to this long are copied
   static constexpr std::uint32_t kNone = UINT32_MAX;
 
-  // Room for `slots` frames (rounded up to a power of two); 0: the store takes nothing.
+  // Room for `slots` frames (rounded up to a power of two), resident from the start (128 bytes
+  // a slot); 0: the store takes nothing.
   explicit FrameStore(std::size_t slots);
   ~FrameStore();
   FrameStore(const FrameStore&) = delete;
@@ -87,7 +88,8 @@ class FrameStore {
     std::uint16_t len = 0;
     std::uint16_t refs = 0;  // 0: free
   };
-  void reclaim();  // moves the head over freed slots
+  void reclaim();   // moves the head over freed slots
+  void populate();  // faults the whole mapping in
   // put() when the frame is too long, the store is off or its ring is full at the tail.
   std::uint32_t put_slow(const void* src, std::size_t len);
   std::uint32_t put_at_tail(const void* src, std::size_t len) {

@@ -1,6 +1,8 @@
 #include "emulator/dpdk/frame_store.h"
 
 #include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
@@ -33,6 +35,19 @@ TEST(FrameStore, KeepsEveryLengthUpToASlotByteForByte) {
   }
   EXPECT_EQ(s.put(frame(129, 0).data(), 129), FrameStore::kNone);  // longer frames stay in mbufs
   EXPECT_EQ(s.in_use(), 0U);
+}
+
+// The store is faulted in when built (before forwarding starts), not as its ring first goes
+// round: every page of it is resident before the first put().
+TEST(FrameStore, IsResidentBeforeTheFirstFrame) {
+  const FrameStore s(16384);  // 2 MiB
+  const auto page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  const std::size_t bytes = s.capacity() * FrameStore::kSlotBytes;
+  std::vector<unsigned char> resident((bytes + page - 1) / page);
+  // The mapping starts at slot 0 (mmap: page-aligned).
+  ASSERT_EQ(mincore(const_cast<std::uint8_t*>(s.data(0)), bytes, resident.data()), 0);
+  EXPECT_EQ(std::count_if(resident.begin(), resident.end(), [](unsigned char r) { return (r & 1U) != 0; }),
+            static_cast<std::ptrdiff_t>(resident.size()));
 }
 
 TEST(FrameStore, RoundsUpToAPowerOfTwoAndRefusesWhenFull) {
