@@ -1005,9 +1005,17 @@ void check_queues_can_run(const Profile& profile, std::uint16_t queues, const st
   }
 }
 
-std::vector<unsigned> lane_layout(std::uint16_t queues, unsigned lcores) {
+std::vector<unsigned> lane_layout(std::uint16_t queues, unsigned lcores, LaneLayout how) {
   const unsigned n = std::max<unsigned>(lcores, 1);
   std::vector<unsigned> at;
+  if (how == LaneLayout::kDirections && queues > 1) {
+    const unsigned half = (n + 1) / 2;
+    for (unsigned lane = 0; lane < 2U * queues; ++lane) {
+      const unsigned q = lane / 2;
+      at.push_back(lane % 2 == 0 || n == 1 ? q % half : half + q % (n - half));
+    }
+    return at;
+  }
   for (unsigned lane = 0; lane < 2U * queues; ++lane) {
     at.push_back(queues >= n ? (lane / 2) % n : lane % n);
   }
@@ -1018,7 +1026,7 @@ EmuStats run_forwarder(const Profile& profile, const ForwarderOptions& o, const 
   TscClock clock;
   const std::uint16_t queues = std::max<std::uint16_t>(o.queues, 1);
   const unsigned lcores = 1 + static_cast<unsigned>(o.worker_lcores.size());
-  const std::vector<unsigned> layout = lane_layout(queues, lcores);
+  const std::vector<unsigned> layout = lane_layout(queues, lcores, o.layout);
   const auto lcore_id = [&o](unsigned i) { return i == 0 ? rte_lcore_id() : o.worker_lcores[i - 1]; };
   for (const unsigned w : o.worker_lcores) {
     if (rte_eal_get_lcore_state(w) != WAIT) {

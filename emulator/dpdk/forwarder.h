@@ -27,6 +27,18 @@ namespace gw {
 class Exchange;
 class CaptureRing;
 
+// How lanes are spread over lcores (lane_layout()).
+enum class LaneLayout : std::uint8_t {
+  // By queue: an lcore runs both directions of its queues. Balances the load whatever the
+  // traffic's direction, but with several lcores each direction's shared bottleneck
+  // (shared_wire.h) is claimed from several lcores, a cache line moving between them per frame.
+  kQueues,
+  // By direction: half the lcores run a_to_b's queues, half b_to_a's. With two lcores a
+  // direction's shared bottleneck stays on one lcore (no line moves), but traffic that is
+  // heavier one way loads one half only.
+  kDirections,
+};
+
 struct ForwarderOptions {
   std::uint16_t port_a = 0;  // faces side A: its rx feeds a_to_b, its tx sends b_to_a
   std::uint16_t port_b = 1;
@@ -53,6 +65,7 @@ struct ForwarderOptions {
   // Rx and tx queue pairs per port (EthPort): one lane per direction and queue, each with its
   // own engine drawing from its own streams (DirectionEngine's `lane`).
   std::uint16_t queues = 1;
+  LaneLayout layout = LaneLayout::kQueues;  // how lanes are spread over the lcores
   // The EAL worker lcores (besides the calling one) the lanes are spread over; none = the
   // calling lcore runs every lane.
   std::vector<unsigned> worker_lcores;
@@ -70,12 +83,16 @@ struct ForwarderOptions {
 };
 
 // Which lcore (0 = the calling one, i = worker_lcores[i - 1]) runs each lane, lanes in the order
-// a_to_b queue 0, b_to_a queue 0, a_to_b queue 1, ... With at least as many queues as lcores,
-// lcore i runs both directions of queues i, i + lcores, ... (a queue's two lanes share an
-// lcore; a flow's ACKs are hashed on the other port, so may be on another); with fewer, lane j runs
-// on lcore j mod lcores (one queue on two lcores: a_to_b on the calling one, b_to_a on the
-// worker). Lcores past the lane count run nothing.
-std::vector<unsigned> lane_layout(std::uint16_t queues, unsigned lcores);
+// a_to_b queue 0, b_to_a queue 0, a_to_b queue 1, ...
+// kQueues: with at least as many queues as lcores, lcore i runs both directions of queues i,
+// i + lcores, ... (a queue's two lanes share an lcore; a flow's ACKs are hashed on the other
+// port, so may be on another); with fewer, lane j runs on lcore j mod lcores (one queue on two
+// lcores: a_to_b on the calling one, b_to_a on the worker).
+// kDirections: a_to_b's queue k runs on lcore k mod h, b_to_a's on lcore h + k mod (lcores - h),
+// h = ceil(lcores / 2) (one lcore: both on it). With one queue both layouts are the same.
+// Lcores past the lane count run nothing.
+std::vector<unsigned> lane_layout(std::uint16_t queues, unsigned lcores,
+                                  LaneLayout how = LaneLayout::kQueues);
 
 // With `queues` > 1 each queue's lanes run their own engines. A direction's bottleneck (rate,
 // queue) is then one link their engines share (shared_wire.h), which needs the settings

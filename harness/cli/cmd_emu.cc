@@ -207,6 +207,7 @@ struct EmuRequest {
   std::uint32_t mbufs = 0;                  // 0: sized from the profile
   std::optional<std::uint32_t> copy_slots;  // unset: the pool's size
   unsigned queues = 1;
+  std::string layout = "queues";
   std::uint32_t max_frame_bytes = 2048;
   unsigned int_dscp = kIntDefaultDscp;
   int rt_priority = 0;
@@ -278,6 +279,10 @@ po::options_description emu_options(EmuRequest& r) {
       "one lane per direction and queue, each with its own engine, spread over the EAL lcores (-l); "
       "profiles with a shared bottleneck (rate, queue, limit_packets, incast, slot) need 1 "
       "(docs/guide/emu.md)")(
+      "layout", po::value<std::string>(&r.layout)->default_value(r.layout),
+      "with --queues > 1, how lanes share the lcores: queues (an lcore runs both directions of its "
+      "queues: balanced whatever the traffic's direction) or directions (half the lcores run a_to_b, "
+      "half b_to_a: a direction's shared bottleneck is claimed from fewer lcores; docs/guide/emu.md)")(
       "int-dscp", po::value<unsigned>(&r.int_dscp)->default_value(r.int_dscp),
       "DSCP marking frames that carry an INT-MD header after TCP/UDP; the profile's queue telemetry "
       "(queue.int) is written into them (docs/guide/emu.md)");
@@ -312,6 +317,9 @@ void check_ranges(const EmuRequest& r) {
   if (r.queues < 1 || r.queues > kMaxQueues) {
     throw InputError("--queues", "",
                      "must be in [1, " + std::to_string(kMaxQueues) + "], got " + std::to_string(r.queues));
+  }
+  if (r.layout != "queues" && r.layout != "directions") {
+    throw InputError("--layout", "", "must be queues or directions, got \"" + r.layout + "\"");
   }
   if (r.queues > 1 && !r.capture_dir.empty()) {
     throw InputError("--capture", "", "captures one queue pair per port: use --queues 1 with --capture");
@@ -395,6 +403,7 @@ ForwarderOptions forwarder_options(const EmuRequest& r) {
   fo.int_dscp = static_cast<std::uint8_t>(r.int_dscp);
   fo.rt_priority = r.rt_priority;
   fo.queues = static_cast<std::uint16_t>(r.queues);
+  fo.layout = r.layout == "directions" ? LaneLayout::kDirections : LaneLayout::kQueues;
   fo.duration = seconds_option(r.duration_s, "duration");
   fo.drain = seconds_option(r.drain_s, "drain");
   fo.idle_sleep = r.busy_poll ? Duration{0} : Duration{std::chrono::microseconds(r.idle_sleep_us)};
@@ -490,7 +499,7 @@ void report_stats(const EmuStats& stats, const std::string& profile, const nlohm
 // Which lcore runs which lane (lane_layout), for the start-up line.
 std::string lanes_said(const ForwarderOptions& fo) {
   const std::vector<unsigned> layout =
-      lane_layout(fo.queues, 1 + static_cast<unsigned>(fo.worker_lcores.size()));
+      lane_layout(fo.queues, 1 + static_cast<unsigned>(fo.worker_lcores.size()), fo.layout);
   std::string out = std::to_string(fo.queues) + (fo.queues == 1 ? " queue" : " queues") + " per port;";
   for (std::size_t i = 0; i < layout.size(); ++i) {
     const unsigned lcore = layout[i] == 0 ? main_lcore() : fo.worker_lcores[layout[i] - 1];

@@ -15,7 +15,8 @@
 # iperf3's own interval edges), not 200 per queue, and at least half of it; both queues carried
 # some of it; 25 kB microbursts every 10 ms take 20 Mbit/s of it, made by queue 0's engine only
 # (~1,700 burst packets a second, not twice that). Then the refusals, exit 2 before DPDK starts: a CoDel queue (it decides at dequeue,
-# which a shared link cannot) names $.a_to_b.queue.aqm; --capture with --queues 2; --queues 17.
+# which a shared link cannot) names $.a_to_b.queue.aqm; --capture with --queues 2; --queues 17;
+# --layout diagonal.
 # Needs root (namespaces, af_packet), iperf3; skipped with exit 0 otherwise. Labels: cli;root.
 # Usage: emu_queues.sh GRADWALL SOURCE_DIR   (how tests/CMakeLists.txt runs it)
 set -euo pipefail
@@ -131,6 +132,25 @@ read -r cross secs <<<"$out"
 "$PY" -c "import sys; sys.exit(0 if 0.8 * 1700 * $secs <= $cross <= 1.1 * 1700 * $secs + 17 else 1)" ||
   fail "microbursts: $cross packets in $secs s, want ~1,700 a second (made once, by queue 0)"
 
+# By direction: lcore 0 runs a_to_b's two queues, lcore 1 b_to_a's, through the same shared link.
+emu_start rate.json 20 --queues 2 --layout directions
+if ! emu_wait_forwarding; then
+  fail "gradwall emu --layout directions did not forward within ~10 s; its stderr: $(<emu.err)"
+  finish
+fi
+want='2 queues per port; a_to_b/q0 on lcore 0, b_to_a/q0 on lcore 1, a_to_b/q1 on lcore 0, b_to_a/q1 on lcore 1'
+grep -qF "$want" emu.err || fail "--layout directions: stderr does not say '$want': $(<emu.err)"
+emu_iperf -t 2 -P 16 -J
+((rc == 0)) || fail "iperf3 with --layout directions: exit $rc: $err"
+mbps=$("$PY" -c 'import json,sys; print("%.1f" % (json.loads(sys.stdin.read())["end"]["sum_received"]["bits_per_second"] / 1e6))' <<<"$out")
+echo "by direction, 16 streams through the shared 200 Mbit/s: $mbps Mbit/s"
+"$PY" -c "import sys; sys.exit(0 if 100 <= $mbps <= 186 else 1)" ||
+  fail "--layout directions: want 100-186 Mbit/s through the shared link, got $mbps"
+emu_stop
+emu_check_stats s.json 1000
+run "$PY" -c 'import json; s=json.load(open("s.json")); print(*(l["lcore"] for l in s["lcores"]), "/", *(l["lanes"] for l in s["lcores"]))'
+[[ $out == "0 1 / a_to_b/q0 a_to_b/q1 b_to_a/q0 b_to_a/q1" ]] || fail "--layout directions: lcores ran $out"
+
 # Refusals: exit 2, before DPDK starts.
 cat >codel.json <<'JSON'
 {"gradwall": "profile/v1", "name": "codel", "a_to_b": {"rate": {"rate_gbps": 10}, "queue": {"aqm": {"kind": "codel"}}}}
@@ -142,5 +162,7 @@ run "$GW" emu --profile p.json --duration 1 --queues 2 --capture cap -- --no-hug
 ((rc == 2)) || fail "--capture with --queues 2: exit $rc, want 2: $err"
 run "$GW" emu --profile p.json --duration 1 --queues 17 -- --no-huge -m 256 --no-pci -l 0
 ((rc == 2)) || fail "--queues 17: exit $rc, want 2: $err"
+run "$GW" emu --profile p.json --duration 1 --queues 2 --layout diagonal -- --no-huge -m 256 --no-pci -l 0
+((rc == 2)) && grep -q -- '--layout' <<<"$err" || fail "--layout diagonal: exit $rc, want 2 naming --layout: $err"
 
 finish

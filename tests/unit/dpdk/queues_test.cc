@@ -42,6 +42,20 @@ TEST(LaneLayout, FewerQueuesThanLcoresDealsLanesRoundAndLeavesTheRestIdle) {
   EXPECT_EQ(lane_layout(1, 4), (std::vector<unsigned>{0, 1}));
 }
 
+TEST(LaneLayout, ByDirectionGivesEachDirectionItsOwnHalfOfTheLcores) {
+  const auto by_direction = [](std::uint16_t q, unsigned n) {
+    return lane_layout(q, n, LaneLayout::kDirections);
+  };
+  // Lanes: a_to_b/q0, b_to_a/q0, a_to_b/q1, b_to_a/q1, ...
+  EXPECT_EQ(by_direction(2, 2), (std::vector<unsigned>{0, 1, 0, 1}));
+  EXPECT_EQ(by_direction(4, 4), (std::vector<unsigned>{0, 2, 1, 3, 0, 2, 1, 3}));
+  EXPECT_EQ(by_direction(2, 3), (std::vector<unsigned>{0, 2, 1, 2}));  // a_to_b gets the odd one
+  EXPECT_EQ(by_direction(3, 1), (std::vector<unsigned>{0, 0, 0, 0, 0, 0}));
+  // One queue: the same as by queue (each direction its own lcore).
+  EXPECT_EQ(by_direction(1, 2), lane_layout(1, 2));
+  EXPECT_EQ(by_direction(1, 4), lane_layout(1, 4));
+}
+
 TEST(QueuesCanRun, PerPacketStagesRunOnAnyNumberOfQueues) {
   const Profile p = profile(R"("a_to_b": {"delay": {"delay_ms": 5, "jitter_ms": 1}, "loss": {"p": 0.01},
       "duplicate": {"p": 0.01}, "corrupt": {"p": 0.01}})");
