@@ -148,22 +148,36 @@ class TxSink final : public PacketSink {
   }
 
   // The engine whose releases this sink takes (for peeking at the next one; null = none).
-  void set_engine(const DirectionEngine* e) { engine_ = e; }
+  void set_engine(DirectionEngine* e) { engine_ = e; }
 
   // Before the next release is due (the loop spins towards it, after a nap): loads what
   // releasing the next frame will read first, so that the release does not begin with cache
   // and TLB misses: the engine's record of it, its mbuf's two header lines and first data
   // line, and this sink's next FIFO slot. Nothing else to do meanwhile, so loads, not hints.
+  // A frame held as a copy is first copied into an mbuf, which the engine holds instead
+  // (DirectionEngine::rehandle_next): the release then sends that mbuf as any other, instead of
+  // taking a fresh one and copying into it, a path whose code, mempool cache and lines would be
+  // cold after the wait. Measured on the ping bench (98-byte frames, all held as copies): p50
+  // delay error <= 2 us before, against <= 250-500 ns for frames held in their mbufs.
   void warm() {
     const NextRelease n = engine_->peek_next();
     if (n.packet == nullptr) {
       return;
     }
     touch(n.packet, sizeof(Packet));
-    if (is_copy(n.packet->handle)) {
-      touch(store_.data(slot_of(n.packet->handle)), RTE_CACHE_LINE_SIZE);
+    std::uint64_t h = n.packet->handle;
+    if (is_copy(h) && store_.references(slot_of(h)) == 1) {  // not shared with a duplicate
+      rte_mbuf* m = rte_pktmbuf_alloc(pool_);
+      if (m != nullptr) {
+        copy_out(slot_of(h), m);
+        h = reinterpret_cast<std::uint64_t>(m);
+        engine_->rehandle_next(h);
+      }
+    }
+    if (is_copy(h)) {
+      touch(store_.data(slot_of(h)), RTE_CACHE_LINE_SIZE);
     } else {
-      const rte_mbuf* m = mbuf_of(n.packet->handle);
+      const rte_mbuf* m = mbuf_of(h);
       touch(m, 2 * RTE_CACHE_LINE_SIZE);
       touch(rte_pktmbuf_mtod(m, const void*), RTE_CACHE_LINE_SIZE);
     }
@@ -454,16 +468,22 @@ class TxSink final : public PacketSink {
     const std::uint32_t slot = slot_of(h);
     rte_mbuf* m = fresh != nullptr ? fresh : rte_pktmbuf_alloc(pool_);
     if (m != nullptr) {
-      const auto len = static_cast<std::uint16_t>(store_.length(slot));
-      FrameStore::copy_small(rte_pktmbuf_mtod(m, std::uint8_t*), store_.data(slot), len);
-      m->data_len = len;
-      m->pkt_len = len;
-      m->port = ingress_;
+      copy_out(slot, m);
     } else {
       ++s_.no_mbuf;
+      store_.release(slot);
     }
-    store_.release(slot);
     return m;
+  }
+
+  // The frame held in `slot` into the fresh mbuf m, as received; gives back the slot's reference.
+  void copy_out(std::uint32_t slot, rte_mbuf* m) {
+    const auto len = static_cast<std::uint16_t>(store_.length(slot));
+    FrameStore::copy_small(rte_pktmbuf_mtod(m, std::uint8_t*), store_.data(slot), len);
+    m->data_len = len;
+    m->pkt_len = len;
+    m->port = ingress_;
+    store_.release(slot);
   }
 
   // The mbuf to send for `d` with its changes applied; null when it could not be copied.
@@ -523,7 +543,7 @@ class TxSink final : public PacketSink {
   std::uint8_t int_dscp_;
   CaptureRing* capture_;
   const TscClock& clock_;
-  const DirectionEngine* engine_ = nullptr;
+  DirectionEngine* engine_ = nullptr;
   std::int64_t current_delay_ns_ = 0;
   std::uint64_t pushing_ = 0;  // the handle of the frame being pushed
   std::uint64_t copies_ = 0;   // made of pushing_ so far

@@ -54,6 +54,7 @@ class FrameStore {
   }
   const std::uint8_t* data(std::uint32_t s) const { return base_ + static_cast<std::size_t>(s) * kSlotBytes; }
   std::size_t length(std::uint32_t s) const { return meta_[s].len; }
+  std::uint32_t references(std::uint32_t s) const { return meta_[s].refs; }
   // Gives back one reference to slot `s`; after the last one the slot is free again.
   void release(std::uint32_t s) {
     if (--meta_[s].refs == 0 && s == (head_ & mask_)) {

@@ -195,6 +195,14 @@ NextRelease DirectionEngine::peek_next() const {
   return best;
 }
 
+void DirectionEngine::rehandle_next(std::uint64_t handle) {
+  // The record is one of this engine's own (a pipeline's delay stage), not a const object:
+  // peek_next() only hands it out read-only.
+  if (const NextRelease n = peek_next(); n.packet != nullptr) {
+    const_cast<Packet*>(n.packet)->handle = handle;
+  }
+}
+
 Instant DirectionEngine::drain(PacketSink& sink, Instant now) {
   Instant last = now;
   while (held_packets() > 0) {

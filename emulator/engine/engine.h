@@ -74,6 +74,10 @@ class DirectionEngine {
   // first (default, classes, retired). {} when none can tell. advance(peek_next().at)
   // delivers it first, unless a packet pushed before then is due earlier.
   NextRelease peek_next() const;
+  // The packet peek_next() shows gets `handle` instead of its own (the engine never reads
+  // handles): for an owner that moves the frame's buffer before its release. No-op when
+  // peek_next() shows none.
+  void rehandle_next(std::uint64_t handle);
   // Virtual time: run until nothing real is held; returns the last instant reached.
   Instant drain(PacketSink& sink, Instant now);
 

@@ -163,5 +163,49 @@ TEST(PeekNext, EmptyOrDelayNotLast) {
   EXPECT_EQ(e1.peek_next().packet, nullptr);
 }
 
+// rehandle_next: the packet peek_next() shows leaves with the handle given to it, at its time,
+// whether it waits in the FIFO or in the calendar; nothing else changes (the other packets and
+// all release times are those of a run without it).
+TEST(PeekNext, RehandleNextChangesOnlyThatPacketsHandle) {
+  const Profile p = profile_of(R"({"gradwall": "profile/v1", "seed": 7,
+      "a_to_b": {"delay": {"delay_ms": 2, "jitter_ms": 1, "distribution": "normal"},
+                 "reorder": {"p": 0.02, "gap": 5}}})");
+  DirectionEngine plain(p, Direction::kAToB);
+  DirectionEngine moved(p, Direction::kAToB);
+  CollectingSink plain_out;
+  CollectingSink moved_out;
+  constexpr std::uint64_t kMoved = 1'000'000;
+  std::uint64_t rehandled = 0;
+  for (std::uint64_t i = 0; i < 5'000; ++i) {
+    const Instant t = kEpoch + Duration{static_cast<std::int64_t>(i) * 1'000};
+    for (DirectionEngine* e : {&plain, &moved}) {
+      Packet q = udp_packet(1000);
+      q.handle = i + 1;
+      e->push(std::move(q), t, e == &plain ? plain_out : moved_out);
+    }
+    if (const NextRelease n = moved.peek_next(); n.packet != nullptr && n.packet->handle < kMoved) {
+      moved.rehandle_next(kMoved + n.packet->handle);
+      ++rehandled;
+    }
+  }
+  plain.drain(plain_out, kEpoch + Duration{5'000'000});
+  moved.drain(moved_out, kEpoch + Duration{5'000'000});
+  ASSERT_EQ(plain_out.delivered.size(), moved_out.delivered.size());
+  std::uint64_t seen = 0;
+  for (std::size_t i = 0; i < plain_out.delivered.size(); ++i) {
+    const Packet& a = plain_out.delivered[i];
+    const Packet& b = moved_out.delivered[i];
+    EXPECT_EQ(a.time, b.time) << i;
+    if (b.handle > kMoved) {
+      EXPECT_EQ(b.handle - kMoved, a.handle) << i;
+      ++seen;
+    } else {
+      EXPECT_EQ(b.handle, a.handle) << i;
+    }
+  }
+  EXPECT_GT(rehandled, 500U);
+  EXPECT_EQ(seen, rehandled);
+}
+
 }  // namespace
 }  // namespace gw
