@@ -106,18 +106,24 @@ cat >rate.json <<'JSON'
             "microbursts": [{"period_ms": 10, "burst_bytes": 25000}]},
  "b_to_a": {"delay": {"delay_ms": 2}}}
 JSON
+# iperf3 -P 16 for $1 s through rate.json's shared link, over two queues laid out $2: within the
+# bound or a failure.
+shared_link_iperf() {
+  emu_iperf -t "$1" -P 16 -J
+  ((rc == 0)) || fail "iperf3 through the shared 200 Mbit/s ($2): exit $rc: $err"
+  mbps=$("$PY" -c 'import json,sys; print("%.1f" % (json.loads(sys.stdin.read())["end"]["sum_received"]["bits_per_second"] / 1e6))' <<<"$out")
+  echo "16 streams over two queues ($2) through a shared 200 Mbit/s: $mbps Mbit/s"
+  # The bursts take 20 of the 200 Mbit/s: at most 180 x 1.03 (iperf3's interval edges) is left.
+  "$PY" -c "import sys; sys.exit(0 if 100 <= $mbps <= 186 else 1)" ||
+    fail "$2: want 100-186 Mbit/s through one shared 200 Mbit/s link with 20 Mbit/s of bursts, got $mbps" \
+      "(two unshared links would pass up to 400)"
+}
 emu_start rate.json 20 --queues 2
 if ! emu_wait_forwarding; then
   fail "gradwall emu (rate.json) did not forward within ~10 s; its stderr: $(<emu.err)"
   finish
 fi
-emu_iperf -t 3 -P 16 -J
-((rc == 0)) || fail "iperf3 through the shared 200 Mbit/s: exit $rc: $err"
-mbps=$("$PY" -c 'import json,sys; print("%.1f" % (json.loads(sys.stdin.read())["end"]["sum_received"]["bits_per_second"] / 1e6))' <<<"$out")
-echo "16 streams over two queues through a shared 200 Mbit/s: $mbps Mbit/s"
-# The bursts take 20 of the 200 Mbit/s: at most 180 x 1.03 (iperf3's interval edges) is left.
-"$PY" -c "import sys; sys.exit(0 if 100 <= $mbps <= 186 else 1)" ||
-  fail "want 100-186 Mbit/s through one shared 200 Mbit/s link with 20 Mbit/s of bursts, got $mbps (two unshared links would pass up to 400)"
+shared_link_iperf 3 "by queue"
 emu_stop
 emu_check_stats s.json 1000
 run "$PY" -c 'import json; s=json.load(open("s.json")); print(*(q["sent"] for q in s["a_to_b"]["queues"]))'
@@ -140,12 +146,7 @@ if ! emu_wait_forwarding; then
 fi
 want='2 queues per port; a_to_b/q0 on lcore 0, b_to_a/q0 on lcore 1, a_to_b/q1 on lcore 0, b_to_a/q1 on lcore 1'
 grep -qF "$want" emu.err || fail "--layout directions: stderr does not say '$want': $(<emu.err)"
-emu_iperf -t 2 -P 16 -J
-((rc == 0)) || fail "iperf3 with --layout directions: exit $rc: $err"
-mbps=$("$PY" -c 'import json,sys; print("%.1f" % (json.loads(sys.stdin.read())["end"]["sum_received"]["bits_per_second"] / 1e6))' <<<"$out")
-echo "by direction, 16 streams through the shared 200 Mbit/s: $mbps Mbit/s"
-"$PY" -c "import sys; sys.exit(0 if 100 <= $mbps <= 186 else 1)" ||
-  fail "--layout directions: want 100-186 Mbit/s through the shared link, got $mbps"
+shared_link_iperf 2 "by direction"
 emu_stop
 emu_check_stats s.json 1000
 run "$PY" -c 'import json; s=json.load(open("s.json")); print(*(l["lcore"] for l in s["lcores"]), "/", *(l["lanes"] for l in s["lcores"]))'
